@@ -1,0 +1,80 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"mdqs/market"
+)
+
+// statusOf is the one table from error kinds to HTTP statuses.
+func statusOf(k market.Kind) int {
+	switch k {
+	case market.KindInvalid:
+		return http.StatusBadRequest
+	case market.KindUnauthorized:
+		return http.StatusUnauthorized
+	case market.KindForbidden:
+		return http.StatusForbidden
+	case market.KindNotFound:
+		return http.StatusNotFound
+	case market.KindMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case market.KindConflict:
+		return http.StatusConflict
+	case market.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case market.KindRateLimited:
+		return http.StatusTooManyRequests
+	case market.KindUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// failure is the spec's failure envelope: code 0, a message, no data.
+// Detail is our addition: what exactly was wrong, for the script author.
+type failure struct {
+	Code       int    `json:"code"`
+	Message    string `json:"message"`
+	Detail     string `json:"detail,omitempty"`
+	RetryAfter int    `json:"retry_after,omitempty"`
+}
+
+// writeError is the one place an error becomes a response. Internal errors
+// are logged with their cause and shown to the client only as a generic
+// message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *market.Error
+	if !errors.As(err, &e) {
+		e = &market.Error{Kind: market.KindInternal, Err: err}
+	}
+	status := statusOf(e.Kind)
+	body := failure{Code: 0, Message: e.Message, Detail: e.Detail}
+	if body.Message == "" {
+		body.Message = market.DefaultMessage(e.Kind)
+	}
+	switch e.Kind {
+	case market.KindInternal:
+		body.Detail = ""
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	case market.KindUnavailable:
+		if e.Err != nil {
+			s.log.Warn("request unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
+	case market.KindUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mdqs"`)
+	}
+	if e.Kind == market.KindRateLimited || e.Kind == market.KindUnavailable {
+		body.RetryAfter = 1
+		w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
+	}
+	writeJSON(w, status, body)
+}
+
+func (s *Server) logPanic(r *http.Request, v any) {
+	s.log.Error("handler panicked", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("panic", v))
+}

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"net/http"
+
+	"mdqs/cache"
+)
+
+type cacheHealth struct {
+	Hits        uint64        `json:"hits"`
+	Misses      uint64        `json:"misses"`
+	HitRatio    float64       `json:"hit_ratio"`
+	KeysAdded   uint64        `json:"keys_added"`
+	KeysEvicted uint64        `json:"keys_evicted"`
+	CostUsed    int64         `json:"cost_used"`
+	CostMax     int64         `json:"cost_max"`
+	Caches      []cache.Stats `json:"caches"`
+	LiveNonces  int           `json:"live_nonces"`
+}
+
+// handleHealthCache is GET /v1/api/health/cache: totals over every cache,
+// then each cache on its own.
+func (s *Server) handleHealthCache(w http.ResponseWriter, r *http.Request) error {
+	h := cacheHealth{Caches: []cache.Stats{s.Auth.CacheStats()}, LiveNonces: s.Auth.NonceCount()}
+	for _, stats := range s.CacheStats {
+		h.Caches = append(h.Caches, stats())
+	}
+	for _, c := range h.Caches {
+		h.Hits += c.Hits
+		h.Misses += c.Misses
+		h.KeysAdded += c.KeysAdded
+		h.KeysEvicted += c.KeysEvicted
+		h.CostUsed += c.CostUsed
+		h.CostMax += c.CostMax
+	}
+	if total := h.Hits + h.Misses; total > 0 {
+		h.HitRatio = float64(h.Hits) / float64(total)
+	}
+	return ok(w, h)
+}
+
+// handleHealthDB is GET /v1/api/health/db.
+func (s *Server) handleHealthDB(w http.ResponseWriter, r *http.Request) error {
+	h, err := s.Store.Health(r.Context())
+	if err != nil {
+		return err
+	}
+	return ok(w, h)
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// success is the spec's envelope around a payload.
+type success struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data"`
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v fully before writing, so an encoding failure becomes a
+// clean 500 instead of half a body, and Content-Length is always set.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		buf.WriteString(`{"code":0,"message":"internal error"}` + "\n")
+		status = http.StatusInternalServerError
+	}
+	writeBytes(w, status, "application/json; charset=utf-8", buf.Bytes())
+}
+
+func writeBytes(w http.ResponseWriter, status int, contentType string, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// ok writes a 200 envelope with data.
+func ok(w http.ResponseWriter, data any) error {
+	writeJSON(w, http.StatusOK, success{Code: 1, Message: "OK", Data: data})
+	return nil
+}

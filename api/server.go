@@ -1,0 +1,121 @@
+// Package api is the HTTP face of mdqs: routes, authentication middleware,
+// parameter validation and the JSON envelope. Handlers are methods on Server;
+// each returns an error that one function turns into the envelope.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"mdqs/auth"
+	"mdqs/cache"
+	"mdqs/db"
+	"mdqs/jobs"
+	"mdqs/market"
+)
+
+// Deps are the server's collaborators.
+type Deps struct {
+	Auth         *auth.Service
+	Store        *db.Store
+	Jobs         *jobs.Runner // may be nil
+	Log          *slog.Logger
+	Clock        market.Clock
+	MaxBodyBytes int64
+	Version      string
+	// CacheStats lists every cache's counters for /health/cache.
+	CacheStats []func() cache.Stats
+}
+
+// Server holds the dependencies of every handler.
+type Server struct {
+	Deps
+	log    *slog.Logger
+	router *httprouter.Router
+}
+
+func New(d Deps) *Server {
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = 1 << 20
+	}
+	if d.Clock == nil {
+		d.Clock = market.SystemClock{}
+	}
+	s := &Server{Deps: d, log: d.Log}
+	r := httprouter.New()
+	// A JSON API answers a wrong path with 404, not with a redirect a
+	// script would follow to a different resource.
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleOPTIONS = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, market.E(market.KindNotFound, "not found"))
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, market.Errorf(market.KindMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
+	})
+	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
+		if v == http.ErrAbortHandler {
+			panic(v) // net/http's signal to drop the connection quietly
+		}
+		s.logPanic(req, v)
+		s.writeError(w, req, market.E(market.KindInternal, "internal error"))
+	}
+	s.router = r
+	s.routes()
+	return s
+}
+
+// Handler is the server's root handler.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		s.router.ServeHTTP(w, r)
+	})
+}
+
+// handlerFunc is every endpoint's shape: it writes a success itself and
+// returns any failure for writeError.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// routes lists every endpoint: the table of contents of the API.
+func (s *Server) routes() {
+	s.public(http.MethodPost, "/v1/auth/token", s.handleToken)
+	s.public(http.MethodPost, "/v1/api/token", s.handleToken)
+	s.public(http.MethodGet, "/v1/api/health/cache", s.handleHealthCache)
+	s.public(http.MethodGet, "/v1/api/health/db", s.handleHealthDB)
+
+	s.protected(http.MethodGet, "/v1/api/whoami", "", s.handleWhoami)
+}
+
+func (s *Server) public(method, path string, h handlerFunc) {
+	s.register(method, path, s.adapt(h))
+}
+
+// protected registers an endpoint behind authentication; scope "" means any
+// authenticated client.
+func (s *Server) protected(method, path string, scope auth.Scope, h handlerFunc) {
+	s.register(method, path, s.authenticate(scope, s.adapt(h)))
+}
+
+func (s *Server) register(method, path string, h http.Handler) {
+	s.router.Handler(method, path, h)
+	if method == http.MethodGet {
+		// httprouter answers HEAD with 405 unless it is registered; monitors
+		// and curl -I use it.
+		s.router.Handler(http.MethodHead, path, h)
+	}
+}
+
+func (s *Server) adapt(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"mdqs/auth"
+	"mdqs/market"
+)
+
+type tokenRequest struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+}
+
+// tokenData is spec 2.2.
+type tokenData struct {
+	Token      string `json:"token"`
+	ExpireAt   string `json:"expire_at"`
+	EnableLog  bool   `json:"enable_log"`
+	TokenBytes int    `json:"token_bytes"`
+}
+
+// handleToken is POST /v1/auth/token (and its alias /v1/api/token).
+func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
+	body, err := s.readBody(r)
+	if err != nil {
+		return err
+	}
+	var req tokenRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return market.Errorf(market.KindInvalid, `the body must be a JSON object {"client_id": "...", "client_secret": "..."}`)
+	}
+	switch {
+	case req.ClientID == "":
+		return market.Errorf(market.KindInvalid, "client_id is required")
+	case req.ClientSecret == "":
+		return market.Errorf(market.KindInvalid, "client_secret is required")
+	}
+	issued, err := s.Auth.IssueToken(r.Context(), req.ClientID, req.ClientSecret)
+	if err != nil {
+		return err
+	}
+	return ok(w, tokenData{
+		Token:      issued.Token,
+		ExpireAt:   market.FormatTime(issued.ExpiresAt),
+		EnableLog:  issued.EnableLog,
+		TokenBytes: len(issued.Token),
+	})
+}
+
+type whoami struct {
+	ClientID  string   `json:"client_id"`
+	Scopes    []string `json:"scopes"`
+	ExpireAt  string   `json:"expire_at"`
+	EnableLog bool     `json:"enable_log"`
+}
+
+// handleWhoami is GET /v1/api/whoami: who the token belongs to and what it
+// may do. Scripts use it to check their signing before real calls.
+func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r)
+	scopes := []string{}
+	for _, sc := range auth.AllScopes() {
+		if p.Allows(sc) {
+			scopes = append(scopes, string(sc))
+		}
+	}
+	return ok(w, whoami{ClientID: p.ClientID, Scopes: scopes, ExpireAt: market.FormatTime(p.ExpiresAt), EnableLog: p.EnableLog})
+}

@@ -1,0 +1,195 @@
+// Package client is the reference Go client of mdqs: it obtains a token with
+// a client id and secret and signs every request as the spec's part 5 says.
+// `mdqs call` is built on it, and so are the end-to-end tests.
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Client talks to one mdqs server as one API client.
+type Client struct {
+	BaseURL string // e.g. http://127.0.0.1:8080
+	ID      string
+	Secret  string
+	APIKey  string // sent as the api-key header when set
+	HTTP    *http.Client
+	// Now stamps X-Timestamp; tests move it to exercise the skew rule.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	token   string
+	expires time.Time
+}
+
+// New returns a client for base, which may be "host:port" or a URL.
+func New(base, id, secret string) *Client {
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	return &Client{
+		BaseURL: strings.TrimRight(base, "/"),
+		ID:      id, Secret: secret,
+		HTTP: &http.Client{Timeout: 30 * time.Second},
+		Now:  time.Now,
+	}
+}
+
+// Response is a server answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Envelope decodes the spec's envelope of a response.
+func (r *Response) Envelope() (code int, message string, data json.RawMessage, err error) {
+	var env struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	err = json.Unmarshal(r.Body, &env)
+	return env.Code, env.Message, env.Data, err
+}
+
+// TokenData is the data of a token response (spec 2.2).
+type TokenData struct {
+	Token      string `json:"token"`
+	ExpireAt   string `json:"expire_at"`
+	EnableLog  bool   `json:"enable_log"`
+	TokenBytes int    `json:"token_bytes"`
+}
+
+// RequestToken asks for a new token, whatever the client holds.
+func (c *Client) RequestToken(ctx context.Context) (TokenData, *Response, error) {
+	body, _ := json.Marshal(map[string]string{"client_id": c.ID, "client_secret": c.Secret})
+	resp, err := c.send(ctx, http.MethodPost, "/v1/auth/token", body, nil)
+	if err != nil {
+		return TokenData{}, nil, err
+	}
+	if resp.Status != http.StatusOK {
+		return TokenData{}, resp, fmt.Errorf("token request: HTTP %d: %s", resp.Status, bytes.TrimSpace(resp.Body))
+	}
+	var env struct {
+		Data TokenData `json:"data"`
+	}
+	if err := json.Unmarshal(resp.Body, &env); err != nil || env.Data.Token == "" {
+		return TokenData{}, resp, fmt.Errorf("token request: unexpected reply %s", bytes.TrimSpace(resp.Body))
+	}
+	return env.Data, resp, nil
+}
+
+// Token returns a held token, fetching a new one when none is held or the
+// held one is about to expire.
+func (c *Client) Token(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.token != "" && c.Now().Add(time.Minute).Before(c.expires) {
+		return c.token, nil
+	}
+	td, _, err := c.RequestToken(ctx)
+	if err != nil {
+		return "", err
+	}
+	c.token = td.Token
+	// The server's expire_at is its local (Shanghai) time; a parse failure
+	// just means we refresh early.
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		if t, err := time.ParseInLocation(time.DateTime, td.ExpireAt, loc); err == nil {
+			c.expires = t
+		}
+	}
+	if c.expires.IsZero() {
+		c.expires = c.Now().Add(time.Hour)
+	}
+	return c.token, nil
+}
+
+// Forget drops the held token, so the next call fetches a fresh one.
+func (c *Client) Forget() {
+	c.mu.Lock()
+	c.token = ""
+	c.mu.Unlock()
+}
+
+// Do sends a signed request for path (with its query) and body. A 401 with a
+// held token is retried once with a fresh token (it may have been evicted).
+func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		token, err := c.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := c.send(ctx, method, path, body, func(h http.Header) { c.Sign(h, token, body) })
+		if err != nil || resp.Status != http.StatusUnauthorized || attempt > 0 {
+			return resp, err
+		}
+		c.Forget()
+	}
+}
+
+// Sign sets Authorization and the signature headers for body.
+func (c *Client) Sign(h http.Header, token string, body []byte) {
+	ts := strconv.FormatInt(c.Now().Unix(), 10)
+	nonce := NewNonce()
+	h.Set("Authorization", "Bearer "+token)
+	h.Set("X-Timestamp", ts)
+	h.Set("X-Nonce", nonce)
+	h.Set("X-Signature", Signature(token, ts, nonce, body))
+	if c.APIKey != "" {
+		h.Set("api-key", c.APIKey)
+	}
+}
+
+// Signature is md5(token + timestamp + nonce + body) in lowercase hex.
+func Signature(token, timestamp, nonce string, body []byte) string {
+	sum := md5.Sum(append([]byte(token+timestamp+nonce), body...))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewNonce returns 16 random bytes in hex.
+func NewNonce() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, body []byte, sign func(http.Header)) (*Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if sign != nil {
+		sign(req.Header)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}

@@ -1,0 +1,269 @@
+// Package config reads mdqs's TOML configuration. Parsing is strict (an
+// unknown key is an error that names it) and separate from validation, which
+// names the bad field; defaults are the values of the shipped config.toml, so
+// a file only needs the keys it changes.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is the whole configuration. Spec names map to keys by section:
+// AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
+// auth.token_max_per_client.
+type Config struct {
+	Server Server `toml:"server"`
+	Auth   Auth   `toml:"auth"`
+	Cache  Cache  `toml:"cache"`
+	Demo   Demo   `toml:"demo"`
+	Log    Log    `toml:"log"`
+}
+
+type Server struct {
+	Addr              string   `toml:"addr"`
+	DB                string   `toml:"db"`
+	DBReaders         int      `toml:"db_readers"`
+	MaxBodyBytes      int64    `toml:"max_body_bytes"`
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	ReadTimeout       Duration `toml:"read_timeout"`
+	WriteTimeout      Duration `toml:"write_timeout"`
+	IdleTimeout       Duration `toml:"idle_timeout"`
+	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
+}
+
+// Signature modes of auth.signature.
+const (
+	SignatureRequired = "required"
+	SignatureOptional = "optional"
+	SignatureOff      = "off"
+)
+
+type Auth struct {
+	TokenTTLHours      int      `toml:"token_ttl_hours"`
+	TokenMaxPerClient  int      `toml:"token_max_per_client"`
+	Signature          string   `toml:"signature"`
+	MaxClockSkew       Duration `toml:"max_clock_skew"`
+	NonceCapacity      int      `toml:"nonce_capacity"`
+	TokenCacheSize     int      `toml:"token_cache_size"`
+	TokenPurgeInterval Duration `toml:"token_purge_interval"`
+	// RevocationCheck bounds how long a client disabled or replaced from
+	// another process (mdqs client ...) keeps working through cached tokens.
+	RevocationCheck Duration `toml:"revocation_check"`
+}
+
+type Cache struct {
+	MaxBytes int64 `toml:"max_bytes"`
+}
+
+type Demo struct {
+	Enabled bool  `toml:"enabled"`
+	Seed    int64 `toml:"seed"`
+}
+
+type Log struct {
+	Level  string `toml:"level"`
+	Format string `toml:"format"`
+}
+
+// Default is the configuration when no file sets anything.
+func Default() Config {
+	return Config{
+		Server: Server{
+			Addr:              "127.0.0.1:8080",
+			DB:                "mdqs.db",
+			DBReaders:         4,
+			MaxBodyBytes:      1 << 20,
+			ReadHeaderTimeout: Duration{5 * time.Second},
+			ReadTimeout:       Duration{30 * time.Second},
+			WriteTimeout:      Duration{60 * time.Second},
+			IdleTimeout:       Duration{120 * time.Second},
+			ShutdownTimeout:   Duration{10 * time.Second},
+		},
+		Auth: Auth{
+			TokenTTLHours:      2,
+			TokenMaxPerClient:  20,
+			Signature:          SignatureRequired,
+			MaxClockSkew:       Duration{60 * time.Second},
+			NonceCapacity:      1_000_000,
+			TokenCacheSize:     100_000,
+			TokenPurgeInterval: Duration{10 * time.Minute},
+			RevocationCheck:    Duration{time.Second},
+		},
+		Cache: Cache{MaxBytes: 256 << 20},
+		Demo:  Demo{Enabled: false, Seed: 20240101},
+		Log:   Log{Level: "info", Format: "text"},
+	}
+}
+
+// Parse decodes TOML over the defaults. Unknown keys are errors naming the
+// key and its line.
+func Parse(r io.Reader) (Config, error) {
+	cfg := Default()
+	dec := toml.NewDecoder(r).DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, describe(err)
+	}
+	return cfg, nil
+}
+
+func describe(err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var keys []string
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			keys = append(keys, fmt.Sprintf("%q (line %d)", strings.Join(e.Key(), "."), row))
+		}
+		return fmt.Errorf("unknown key %s", strings.Join(keys, ", "))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		key := strings.Join(de.Key(), ".")
+		if key != "" {
+			return fmt.Errorf("key %q (line %d, column %d): %s", key, row, col, de.Error())
+		}
+		return fmt.Errorf("line %d, column %d: %s", row, col, de.Error())
+	}
+	return err
+}
+
+// Load reads the configuration: the file at path when one is given (it must
+// exist), else ./config.toml when present, else the embedded default file.
+// It reports which one it read.
+func Load(path string, embedded []byte) (cfg Config, from string, err error) {
+	var data []byte
+	switch {
+	case path != "":
+		data, err = os.ReadFile(path)
+		if err != nil {
+			return Config{}, "", fmt.Errorf("config: %w", err)
+		}
+		from = path
+	default:
+		data, err = os.ReadFile("config.toml")
+		switch {
+		case err == nil:
+			from = "config.toml"
+		case errors.Is(err, os.ErrNotExist):
+			data, from = embedded, "embedded default"
+		default:
+			return Config{}, "", fmt.Errorf("config: %w", err)
+		}
+	}
+	cfg, err = Parse(bytes.NewReader(data))
+	if err != nil {
+		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
+	}
+	return cfg, from, nil
+}
+
+// Validate checks ranges and relations and names the first bad field.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
+		bad("server.addr", "want HOST:PORT, got %q", c.Server.Addr)
+	}
+	if strings.TrimSpace(c.Server.DB) == "" {
+		bad("server.db", "must name a database file")
+	}
+	if c.Server.DBReaders < 1 || c.Server.DBReaders > 64 {
+		bad("server.db_readers", "want 1..64, got %d", c.Server.DBReaders)
+	}
+	if c.Server.MaxBodyBytes < 1024 || c.Server.MaxBodyBytes > 64<<20 {
+		bad("server.max_body_bytes", "want 1024..67108864, got %d", c.Server.MaxBodyBytes)
+	}
+	for _, d := range []struct {
+		key string
+		d   Duration
+	}{
+		{"server.read_header_timeout", c.Server.ReadHeaderTimeout},
+		{"server.read_timeout", c.Server.ReadTimeout},
+		{"server.write_timeout", c.Server.WriteTimeout},
+		{"server.idle_timeout", c.Server.IdleTimeout},
+		{"server.shutdown_timeout", c.Server.ShutdownTimeout},
+		{"auth.max_clock_skew", c.Auth.MaxClockSkew},
+		{"auth.token_purge_interval", c.Auth.TokenPurgeInterval},
+		{"auth.revocation_check", c.Auth.RevocationCheck},
+	} {
+		if d.d.Duration <= 0 {
+			bad(d.key, "must be a positive duration such as \"10s\"")
+		}
+	}
+	if c.Auth.TokenTTLHours < 1 || c.Auth.TokenTTLHours > 24*366 {
+		bad("auth.token_ttl_hours", "want 1..8784, got %d", c.Auth.TokenTTLHours)
+	}
+	if c.Auth.TokenMaxPerClient < 1 || c.Auth.TokenMaxPerClient > 10_000 {
+		bad("auth.token_max_per_client", "want 1..10000, got %d", c.Auth.TokenMaxPerClient)
+	}
+	switch c.Auth.Signature {
+	case SignatureRequired, SignatureOptional, SignatureOff:
+	default:
+		bad("auth.signature", "want required, optional or off, got %q", c.Auth.Signature)
+	}
+	if c.Auth.NonceCapacity < 1000 {
+		bad("auth.nonce_capacity", "want at least 1000, got %d", c.Auth.NonceCapacity)
+	}
+	if c.Auth.TokenCacheSize < 100 {
+		bad("auth.token_cache_size", "want at least 100, got %d", c.Auth.TokenCacheSize)
+	}
+	if c.Cache.MaxBytes < 1<<20 {
+		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format", "want text or json, got %q", c.Log.Format)
+	}
+	return errors.Join(errs...)
+}
+
+// Duration reads TOML strings such as "90s" or "10m", which go-toml leaves
+// to the application.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: want a form such as \"500ms\", \"10s\" or \"2m\"", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// IsLoopback reports whether a listen address is reachable only from this
+// machine. An empty host or an unspecified address (0.0.0.0, ::) listens on
+// every interface; an unknown host name is not trusted to be local.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

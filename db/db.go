@@ -1,0 +1,138 @@
+// Package db is the service's store: one SQLite file (modernc.org/sqlite, no
+// CGO) opened as one writer connection and a bounded pool of readers. It is
+// the only package that speaks SQL.
+//
+// Why two pools: SQLite allows one writer at a time. Funnelling every write
+// through a single connection whose transactions begin IMMEDIATE serialises
+// our own writers in Go instead of failing with SQLITE_BUSY, and a writer
+// that waits for another process (the `mdqs client` command on the same file)
+// waits up to busy_timeout. WAL lets the readers run beside the writer.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Options tune Open; zero values take defaults.
+type Options struct {
+	Readers     int           // reader pool size; default 4
+	BusyTimeout time.Duration // default 5s
+}
+
+// Store is the open database.
+type Store struct {
+	path   string
+	w      *sql.DB // exactly one connection; every write goes here
+	r      *sql.DB // query_only readers
+	schema int     // user_version after migration
+}
+
+// Every connection gets these: the pragmas are per connection (except
+// journal_mode, which is persistent), so they belong in the DSN, not in an
+// Exec that would reach one pooled connection only.
+func dsn(path string, busy time.Duration, extra ...string) string {
+	params := []string{
+		fmt.Sprintf("_pragma=busy_timeout(%d)", busy.Milliseconds()),
+		"_pragma=foreign_keys(1)",
+		"_pragma=synchronous(NORMAL)",
+	}
+	return path + "?" + strings.Join(append(params, extra...), "&")
+}
+
+// Open opens (creating if needed) the database at path, applies the pending
+// migrations of schema, and returns the store.
+func Open(ctx context.Context, path, schema string, opt Options) (*Store, error) {
+	if opt.Readers <= 0 {
+		opt.Readers = 4
+	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = 5 * time.Second
+	}
+	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, ":memory:") {
+		// A query string in the path would be read as driver options, and
+		// ":memory:" gives each pooled connection its own empty database.
+		return nil, fmt.Errorf("db: invalid database path %q", path)
+	}
+	migrations, err := parseSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	w, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, "_pragma=journal_mode(WAL)", "_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("db: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	s := &Store{path: path, w: w}
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("db: open %s: %w", path, describeOpenError(err))
+	}
+	if s.schema, err = migrate(ctx, w, migrations); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, "_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("db: open readers %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(opt.Readers)
+	r.SetMaxIdleConns(opt.Readers)
+	s.r = r
+	return s, nil
+}
+
+func describeOpenError(err error) error {
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("permission denied: %w", err)
+	}
+	return err
+}
+
+// Close checkpoints the WAL into the main file and closes both pools. Call
+// it only after every reader and writer has stopped.
+func (s *Store) Close() error {
+	var errs []error
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// TRUNCATE leaves a zero-length -wal file, so the .db file alone is a
+	// complete copy once the server has stopped.
+	if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		errs = append(errs, fmt.Errorf("db: checkpoint: %w", err))
+	}
+	errs = append(errs, s.w.Close())
+	return errors.Join(errs...)
+}
+
+// SchemaVersion is the migration the database is at.
+func (s *Store) SchemaVersion() int { return s.schema }
+
+// write runs fn in one IMMEDIATE transaction on the writer connection; any
+// error (or panic) rolls everything back.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err, "begin")
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return classify(err, "commit")
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+// Command mdqs is a market data query service for the Chinese A-share
+// market: one binary that serves sector rankings, K-lines and the desktop
+// trading terminal's data over signed HTTP/JSON on localhost.
+//
+// This file only wires: it parses the command line and configuration, opens
+// the store, builds the server, starts the jobs, waits for a signal, and shuts
+// everything down in order.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"mdqs/api"
+	"mdqs/auth"
+	"mdqs/cli"
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/jobs"
+	"mdqs/market"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+//go:embed config.toml
+var defaultConfig []byte
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := cli.Env{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		Schema: schemaSQL, DefaultConfig: defaultConfig, Version: version(),
+	}
+	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
+}
+
+const usage = `usage: mdqs [command] [flags]
+
+commands:
+  serve     serve the API (the default when no command is given)
+  client    add | list | disable | enable API clients
+  call      send one signed request: mdqs call GET /v1/api/whoami
+  version   print the version
+
+Run "mdqs COMMAND -h" for a command's flags.`
+
+func run(ctx context.Context, env cli.Env, args []string) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, env, args, nil)
+	case "client":
+		return cli.Clients(ctx, env, args)
+	case "call":
+		return cli.Call(ctx, env, args)
+	case "version":
+		fmt.Fprintln(env.Stdout, "mdqs", env.Version)
+		return nil
+	case "help":
+		fmt.Fprintln(env.Stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(env.Stderr, usage)
+	return cli.Usage("unknown command %q", cmd)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		if ee.Code != 0 && !errors.Is(ee.Err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "mdqs:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(stderr, "mdqs:", err)
+	return 1
+}
+
+// serve runs the server until ctx ends. onListen, when set, learns the bound
+// address (tests listen on port 0).
+func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Addr)) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else built in)")
+	addr := fs.String("addr", "", "listen address HOST:PORT (overrides server.addr)")
+	dbPath := fs.String("db", "", "database file (overrides server.db)")
+	if err := fs.Parse(args); err != nil {
+		return &cli.ExitError{Code: 2, Err: err}
+	}
+	cfg, from, err := config.Load(*configPath, env.DefaultConfig)
+	if err != nil {
+		return err
+	}
+	if *addr != "" {
+		cfg.Server.Addr = *addr
+	}
+	if *dbPath != "" {
+		cfg.Server.DB = *dbPath
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log, env.Stderr)
+	clock := market.SystemClock{}
+
+	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: cfg.Server.DBReaders})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	authSvc, err := auth.New(store, clock, auth.Config{
+		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
+		MaxTokensPerClient: cfg.Auth.TokenMaxPerClient,
+		Signature:          auth.SignatureMode(cfg.Auth.Signature),
+		MaxClockSkew:       cfg.Auth.MaxClockSkew.Duration,
+		NonceCapacity:      cfg.Auth.NonceCapacity,
+		TokenCacheSize:     cfg.Auth.TokenCacheSize,
+		RevocationCheck:    cfg.Auth.RevocationCheck.Duration,
+	})
+	if err != nil {
+		return err
+	}
+	defer authSvc.Close()
+
+	if err := seedDemo(ctx, cfg, store, clock, log); err != nil {
+		return err
+	}
+
+	runner := jobs.NewRunner(log, clock)
+	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
+		Run: func(ctx context.Context) error { _, err := authSvc.PurgeExpired(ctx); return err }})
+
+	srv := api.New(api.Deps{
+		Auth: authSvc, Store: store, Log: log, Clock: clock,
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
+	})
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.Duration,
+		ReadTimeout:       cfg.Server.ReadTimeout.Duration,
+		WriteTimeout:      cfg.Server.WriteTimeout.Duration,
+		IdleTimeout:       cfg.Server.IdleTimeout.Duration,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		return err
+	}
+	runner.Start(ctx)
+	defer runner.Stop()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	log.Info("mdqs listening", "addr", ln.Addr().String(), "config", from, "version", env.Version, "signature", cfg.Auth.Signature)
+	if onListen != nil {
+		onListen(ln.Addr())
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("http server: %w", err)
+	}
+	log.Info("shutting down: draining requests", "deadline", cfg.Server.ShutdownTimeout.Duration)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.Duration)
+	defer cancel()
+	err = httpSrv.Shutdown(shutdownCtx)
+	if err != nil {
+		log.Warn("requests still running at the shutdown deadline; closing their connections", "err", err)
+		httpSrv.Close()
+	}
+	// Deferred, in reverse order: stop jobs, close the token cache, then
+	// checkpoint and close the database.
+	log.Info("mdqs stopped")
+	return nil
+}
+
+// seedDemo applies demo mode: the well-known demo client exists only while
+// the server is reachable from this machine alone.
+func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock market.Clock, log *slog.Logger) error {
+	if !cfg.Demo.Enabled {
+		return nil
+	}
+	if !config.IsLoopback(cfg.Server.Addr) {
+		log.Warn("demo client not seeded: the server listens on a non-loopback address, where the public demo secret would let anyone in; add real clients with 'mdqs client add'",
+			"addr", cfg.Server.Addr)
+		disabled, err := auth.DisableDemoClient(ctx, store, clock.Now())
+		if disabled {
+			log.Warn("disabled the existing demo client for the same reason")
+		}
+		return err
+	}
+	wrote, err := auth.EnsureDemoClient(ctx, store, clock.Now(), auth.DefaultKDF)
+	if err != nil {
+		return err
+	}
+	if wrote {
+		log.Info("demo mode: seeded client 'demo' with secret 'demo-secret' and every scope (loopback only)")
+	} else {
+		log.Info("demo mode: client 'demo' / 'demo-secret' is ready (loopback only)")
+	}
+	return nil
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// version is the module version when built from a tagged module, plus the
+// VCS revision when the build recorded one.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "+" + s.Value[:12]
+		}
+	}
+	return v + " " + bi.GoVersion
+}
