@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,6 +60,11 @@ func Call(ctx context.Context, env Env, args []string) error {
 	c.APIKey = *apiKey
 	c.HTTP.Timeout = *timeout
 	resp, err := c.Do(ctx, method, path, body)
+	var refused *client.TokenError
+	if errors.As(err, &refused) {
+		// Show the token endpoint's own envelope: it says what was wrong.
+		resp, err = refused.Response, nil
+	}
 	if err != nil {
 		return &ExitError{Code: 1, Err: err}
 	}

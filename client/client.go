@@ -73,6 +73,13 @@ type TokenData struct {
 	TokenBytes int    `json:"token_bytes"`
 }
 
+// TokenError is a refused token request; Response is the server's answer.
+type TokenError struct{ Response *Response }
+
+func (e *TokenError) Error() string {
+	return fmt.Sprintf("token request: HTTP %d: %s", e.Response.Status, bytes.TrimSpace(e.Response.Body))
+}
+
 // RequestToken asks for a new token, whatever the client holds.
 func (c *Client) RequestToken(ctx context.Context) (TokenData, *Response, error) {
 	body, _ := json.Marshal(map[string]string{"client_id": c.ID, "client_secret": c.Secret})
@@ -81,7 +88,7 @@ func (c *Client) RequestToken(ctx context.Context) (TokenData, *Response, error)
 		return TokenData{}, nil, err
 	}
 	if resp.Status != http.StatusOK {
-		return TokenData{}, resp, fmt.Errorf("token request: HTTP %d: %s", resp.Status, bytes.TrimSpace(resp.Body))
+		return TokenData{}, resp, &TokenError{Response: resp}
 	}
 	var env struct {
 		Data TokenData `json:"data"`

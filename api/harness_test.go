@@ -1,0 +1,210 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"mdqs/auth"
+	"mdqs/client"
+	"mdqs/db"
+	"mdqs/db/dbtest"
+	"mdqs/market"
+)
+
+// t0 is a Monday morning in Shanghai, inside a trading session.
+var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai())
+
+// harness is a real server (real SQLite file, real auth service, real
+// router and middleware) behind httptest, with a pinned clock.
+type harness struct {
+	t     testing.TB
+	srv   *httptest.Server
+	api   *Server
+	store *db.Store
+	auth  *auth.Service
+	clock *market.FixedClock
+	logs  *bytes.Buffer
+}
+
+type harnessOpt func(*auth.Config, *Deps)
+
+func withSignature(mode auth.SignatureMode) harnessOpt {
+	return func(c *auth.Config, _ *Deps) { c.Signature = mode }
+}
+
+func newHarness(t testing.TB, opts ...harnessOpt) *harness {
+	t.Helper()
+	store := dbtest.Open(t)
+	clock := market.NewFixedClock(t0)
+	acfg := auth.Config{TokenTTL: 2 * time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
+		MaxClockSkew: 60 * time.Second, NonceCapacity: 100_000, TokenCacheSize: 10_000, RevocationCheck: time.Second}
+	logs := &bytes.Buffer{}
+	deps := Deps{Store: store, Clock: clock, Log: slog.New(slog.NewTextHandler(logs, nil)), MaxBodyBytes: 1 << 20}
+	for _, o := range opts {
+		o(&acfg, &deps)
+	}
+	a, err := auth.New(store, clock, acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	deps.Auth = a
+	s := New(deps)
+	s.testRoutes()
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs}
+}
+
+// testRoutes adds endpoints that exercise the middleware in ways the real
+// routes do not yet: a signed POST body, scopes, panics.
+func (s *Server) testRoutes() {
+	s.protected(http.MethodPost, "/test/echo", auth.ScopeMarket, func(w http.ResponseWriter, r *http.Request) error {
+		b, _ := io.ReadAll(r.Body)
+		return ok(w, map[string]any{"bytes": len(b), "body": string(b)})
+	})
+	s.protected(http.MethodGet, "/test/kline", auth.ScopeKline, func(w http.ResponseWriter, r *http.Request) error {
+		return ok(w, "kline")
+	})
+	s.protected(http.MethodPost, "/test/admin", auth.ScopeAdmin, func(w http.ResponseWriter, r *http.Request) error {
+		return ok(w, "admin")
+	})
+	s.public(http.MethodGet, "/test/panic", func(w http.ResponseWriter, r *http.Request) error {
+		panic("secret internal state: /home/trader/.ssh")
+	})
+	s.public(http.MethodGet, "/test/abort", func(w http.ResponseWriter, r *http.Request) error {
+		panic(http.ErrAbortHandler)
+	})
+}
+
+type clientOpts struct {
+	scopes    string
+	enabled   *bool
+	expires   time.Time
+	apiKey    string
+	enableLog bool
+}
+
+func (h *harness) addClient(id, secret string, o clientOpts) {
+	h.t.Helper()
+	hash, err := auth.HashSecret(secret, auth.DefaultKDF)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	sc := auth.DefaultScopes()
+	if o.scopes != "" {
+		if sc, err = auth.ParseScopes(o.scopes); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	c := auth.Client{ID: id, SecretHash: hash, Scopes: sc, Enabled: o.enabled == nil || *o.enabled,
+		ExpiresAt: o.expires, EnableLog: o.enableLog, CreatedAt: t0, UpdatedAt: t0}
+	if o.apiKey != "" {
+		c.APIKeyHash = auth.HashToken(o.apiKey)
+	}
+	if _, err := h.store.PutClient(context.Background(), c); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// response is a decoded answer.
+type response struct {
+	status  int
+	header  http.Header
+	raw     []byte
+	code    int
+	message string
+	detail  string
+	data    json.RawMessage
+}
+
+func (h *harness) do(method, path string, body []byte, header http.Header) response {
+	h.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := h.srv.Client().Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	r := response{status: res.StatusCode, header: res.Header, raw: raw}
+	if method != http.MethodHead {
+		var env struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Detail  string          `json:"detail"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &env); err != nil {
+			h.t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
+		}
+		r.code, r.message, r.detail, r.data = env.Code, env.Message, env.Detail, env.Data
+		if ct := res.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+			h.t.Fatalf("%s %s: Content-Type = %q", method, path, ct)
+		}
+	}
+	return r
+}
+
+func (h *harness) token(id, secret string) string {
+	h.t.Helper()
+	r := h.do(http.MethodPost, "/v1/auth/token", []byte(`{"client_id":"`+id+`","client_secret":"`+secret+`"}`), nil)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("token for %s: %d %s", id, r.status, r.raw)
+	}
+	var d struct{ Token string }
+	json.Unmarshal(r.data, &d)
+	return d.Token
+}
+
+// signedHeader signs body for token at the harness clock's time.
+func (h *harness) signedHeader(token string, body []byte) http.Header {
+	ts := strconv.FormatInt(h.clock.Now().Unix(), 10)
+	nonce := client.NewNonce()
+	return http.Header{
+		"Authorization": {"Bearer " + token},
+		"X-Timestamp":   {ts},
+		"X-Nonce":       {nonce},
+		"X-Signature":   {client.Signature(token, ts, nonce, body)},
+	}
+}
+
+func (h *harness) signed(method, path, token string, body []byte) response {
+	h.t.Helper()
+	return h.do(method, path, body, h.signedHeader(token, body))
+}
+
+func (r response) expect(t *testing.T, status int, message string) {
+	t.Helper()
+	if r.status != status || (message != "" && r.message != message) {
+		t.Fatalf("got %d %q (%s), want %d %q", r.status, r.message, r.raw, status, message)
+	}
+	wantCode := 0
+	if status < 400 {
+		wantCode = 1
+	}
+	if r.code != wantCode {
+		t.Fatalf("envelope code = %d, want %d: %s", r.code, wantCode, r.raw)
+	}
+	if status >= 400 && r.data != nil {
+		t.Fatalf("failure envelope carries data: %s", r.raw)
+	}
+}

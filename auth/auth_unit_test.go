@@ -1,0 +1,165 @@
+package auth
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestScopes(t *testing.T) {
+	s, err := ParseScopes("market, kline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Has(ScopeMarket) || !s.Has(ScopeKline) || s.Has(ScopeAdmin) || s.Has(ScopeAll) {
+		t.Fatalf("ParseScopes(market,kline) = %v", s)
+	}
+	if s.String() != "market,kline" {
+		t.Fatalf("String() = %q", s.String())
+	}
+	all, _ := ParseScopes("*")
+	for _, sc := range AllScopes() {
+		if !all.Has(sc) {
+			t.Fatalf("* lacks %s", sc)
+		}
+	}
+	if all.String() != "*" || !all.Has(ScopeAll) {
+		t.Fatalf("* renders %q", all.String())
+	}
+	if DefaultScopes().Has(ScopeAdmin) || !DefaultScopes().Has(ScopeBridge) {
+		t.Fatalf("DefaultScopes() = %v: want every read scope and not admin", DefaultScopes())
+	}
+	for _, bad := range []string{"", "markets", "market,root", ","} {
+		if _, err := ParseScopes(bad); err == nil {
+			t.Errorf("ParseScopes(%q) accepted", bad)
+		}
+	}
+	if Scopes(0).Has("nonsense") {
+		t.Fatal("an unknown scope is granted")
+	}
+}
+
+func TestSecretHashing(t *testing.T) {
+	h, err := HashSecret("s3cret-value", DefaultKDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") || strings.Contains(h, "s3cret") {
+		t.Fatalf("hash = %q", h)
+	}
+	if ok, err := VerifySecret("s3cret-value", h); !ok || err != nil {
+		t.Fatalf("VerifySecret(right) = %v, %v", ok, err)
+	}
+	if ok, _ := VerifySecret("s3cret-valuf", h); ok {
+		t.Fatal("VerifySecret(wrong) = true")
+	}
+	h2, _ := HashSecret("s3cret-value", DefaultKDF)
+	if h2 == h {
+		t.Fatal("two hashes of one secret are equal: the salt is not random")
+	}
+	for _, bad := range []string{"", "plain", "$argon2i$v=19$m=1,t=1,p=1$AA$AA", "$argon2id$v=19$m=99999999,t=1,p=1$AA$AA", "$argon2id$v=19$m=8,t=1,p=1$!!$AA"} {
+		if _, err := VerifySecret("x", bad); err == nil {
+			t.Errorf("VerifySecret against %q: no error", bad)
+		}
+	}
+}
+
+func TestTokensAre64LowercaseHex(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		tok, err := NewToken()
+		if err != nil || !isTokenText(tok) || seen[tok] {
+			t.Fatalf("NewToken() = %q, %v (seen before: %v)", tok, err, seen[tok])
+		}
+		seen[tok] = true
+	}
+	if isTokenText(strings.Repeat("A", 64)) || isTokenText("abc") {
+		t.Fatal("isTokenText accepts a malformed token")
+	}
+}
+
+func TestSignKnownVector(t *testing.T) {
+	// md5("abc") = 900150983cd24fb0d6963f7d28e17f72 (RFC 1321 test suite).
+	if got := Sign("a", "b", "c", nil); got != "900150983cd24fb0d6963f7d28e17f72" {
+		t.Fatalf("Sign(a,b,c,'') = %s", got)
+	}
+	// md5("message digest") = f96b697d7cb7938d525a2f31aaf161d0, split over the four parts.
+	if got := Sign("mess", "age", " dig", []byte("est")); got != "f96b697d7cb7938d525a2f31aaf161d0" {
+		t.Fatalf("Sign over four parts = %s", got)
+	}
+	if !signatureMatches("900150983CD24FB0D6963F7D28E17F72", "a", "b", "c", nil) {
+		t.Fatal("upper-case hex of the right digest rejected")
+	}
+	for _, bad := range []string{"", "900150983cd24fb0d6963f7d28e17f7", "900150983cd24fb0d6963f7d28e17f7z", "900150983cd24fb0d6963f7d28e17f73"} {
+		if signatureMatches(bad, "a", "b", "c", nil) {
+			t.Errorf("signature %q accepted", bad)
+		}
+	}
+}
+
+func TestNonceSetRejectsReplaysUntilExpiry(t *testing.T) {
+	s := NewNonceSet(100)
+	now := time.Unix(1_800_000_000, 0)
+	exp := now.Add(61 * time.Second)
+	if ok, err := s.Add("k", exp, now); !ok || err != nil {
+		t.Fatalf("first Add = %v, %v", ok, err)
+	}
+	if ok, _ := s.Add("k", exp, now.Add(60*time.Second)); ok {
+		t.Fatal("replay inside the window accepted")
+	}
+	if ok, _ := s.Add("k2", exp, now); !ok {
+		t.Fatal("a different nonce rejected")
+	}
+	if ok, _ := s.Add("k", exp.Add(time.Minute), exp); !ok {
+		t.Fatal("a nonce past its expiry is still held")
+	}
+	if s.Len() != 2 {
+		t.Fatalf("Len() = %d, want 2 (k re-added, k2)", s.Len())
+	}
+}
+
+func TestNonceSetIsBoundedAndSweeps(t *testing.T) {
+	s := NewNonceSet(1000)
+	now := time.Unix(1_800_000_000, 0)
+	for i := range 1000 {
+		if ok, err := s.Add(strings.Repeat("x", i%7)+string(rune(0x4e00+i)), now.Add(time.Minute), now); !ok || err != nil {
+			t.Fatalf("Add #%d = %v, %v", i, ok, err)
+		}
+	}
+	if _, err := s.Add("one-too-many", now.Add(time.Minute), now); err != ErrNonceSetFull {
+		t.Fatalf("Add beyond capacity: err = %v, want ErrNonceSetFull", err)
+	}
+	// Once they expire, a full set sweeps itself and accepts again.
+	later := now.Add(2 * time.Minute)
+	if ok, err := s.Add("fresh", later.Add(time.Minute), later); !ok || err != nil {
+		t.Fatalf("Add after expiry = %v, %v", ok, err)
+	}
+	s.Sweep(later)
+	if s.Len() != 1 {
+		t.Fatalf("Len() after Sweep = %d, want 1", s.Len())
+	}
+}
+
+func TestNonceSetConcurrentReplayIsAcceptedOnce(t *testing.T) {
+	s := NewNonceSet(10_000)
+	now := time.Unix(1_800_000_000, 0)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	accepted := 0
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ok, _ := s.Add("same", now.Add(time.Minute), now); ok {
+				mu.Lock()
+				accepted++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if accepted != 1 {
+		t.Fatalf("a nonce sent by 32 concurrent requests was accepted %d times", accepted)
+	}
+}

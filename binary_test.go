@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRealBinary builds mdqs and drives it as a user would: serve, call,
+// then SIGTERM, which must drain and exit 0.
+func TestRealBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGTERM is not deliverable on Windows")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mdqs")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "mdqs.db")
+	srv := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-db", db)
+	srv.Dir = dir // no ./config.toml here: the embedded default applies
+	stderr, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	logs := bufio.NewReader(stderr)
+	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) config="embedded default"`)
+	var addr string
+	deadline := time.Now().Add(30 * time.Second)
+	var seen strings.Builder
+	for addr == "" && time.Now().Before(deadline) {
+		line, err := logs.ReadString('\n')
+		seen.WriteString(line)
+		if m := listening.FindStringSubmatch(line); m != nil {
+			addr = m[1]
+		}
+		if err != nil {
+			t.Fatalf("server log ended: %v\n%s", err, seen.String())
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no listening line:\n%s", seen.String())
+	}
+	out, err := exec.Command(bin, "call", "-addr", addr, "GET", "/v1/api/whoami").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"client_id":"demo"`) {
+		t.Fatalf("mdqs call: %v\n%s", err, out)
+	}
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(logs)
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("mdqs exited with %v after SIGTERM\n%s", err, rest)
+	}
+	if !strings.Contains(string(rest), "mdqs stopped") {
+		t.Fatalf("no orderly stop in the log:\n%s", rest)
+	}
+}

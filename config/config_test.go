@@ -1,0 +1,134 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseKeepsDefaultsForMissingKeys(t *testing.T) {
+	cfg, err := Parse(strings.NewReader("[auth]\ntoken_ttl_hours = 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Auth.TokenTTLHours != 5 {
+		t.Errorf("token_ttl_hours = %d, want 5", cfg.Auth.TokenTTLHours)
+	}
+	if cfg.Auth.TokenMaxPerClient != 20 || cfg.Server.Addr != "127.0.0.1:8080" || cfg.Auth.Signature != "required" {
+		t.Errorf("defaults lost: %+v", cfg)
+	}
+}
+
+func TestParseRejectsUnknownKeysByName(t *testing.T) {
+	_, err := Parse(strings.NewReader("[server]\naddr = \"127.0.0.1:1\"\nadr = \"x\"\n\n[nope]\nk = 1\n"))
+	if err == nil {
+		t.Fatal("unknown keys accepted")
+	}
+	for _, want := range []string{`"server.adr" (line 3)`, `"nope" (line 5)`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+func TestParseReportsTypeErrorsWithPosition(t *testing.T) {
+	_, err := Parse(strings.NewReader("[auth]\ntoken_ttl_hours = \"two\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("type error = %v, want one naming line 2", err)
+	}
+	_, err = Parse(strings.NewReader("[server]\nshutdown_timeout = \"ten seconds\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "shutdown_timeout") {
+		t.Fatalf("bad duration error = %v, want it to name the key", err)
+	}
+}
+
+func TestDurationsAreStrings(t *testing.T) {
+	cfg, err := Parse(strings.NewReader("[server]\nshutdown_timeout = \"90s\"\n"))
+	if err != nil || cfg.Server.ShutdownTimeout.Duration != 90*time.Second {
+		t.Fatalf("shutdown_timeout = %v, %v; want 1m30s", cfg.Server.ShutdownTimeout, err)
+	}
+}
+
+func TestValidateNamesTheBadField(t *testing.T) {
+	tests := []struct {
+		toml string
+		key  string
+	}{
+		{"[server]\naddr = \"nonsense\"", "server.addr"},
+		{"[auth]\nsignature = \"maybe\"", "auth.signature"},
+		{"[auth]\ntoken_max_per_client = 0", "auth.token_max_per_client"},
+		{"[auth]\ntoken_ttl_hours = 0", "auth.token_ttl_hours"},
+		{"[auth]\nmax_clock_skew = \"-1s\"", "auth.max_clock_skew"},
+		{"[server]\nmax_body_bytes = 10", "server.max_body_bytes"},
+		{"[log]\nlevel = \"loud\"", "log.level"},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse(strings.NewReader(tt.toml))
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.toml, err)
+		}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tt.key) {
+			t.Errorf("Validate(%q) = %v, want an error naming %s", tt.toml, err, tt.key)
+		}
+	}
+}
+
+func TestShippedConfigIsTheDefault(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Parse(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The shipped file differs from the built-in defaults only in turning
+	// demo mode on, so "every key is optional" in its header holds.
+	want := Default()
+	want.Demo.Enabled = true
+	if cfg != want {
+		t.Fatalf("config.toml = %+v\nwant defaults %+v", cfg, want)
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	embedded := []byte("[server]\naddr = \"127.0.0.1:1111\"\n")
+
+	cfg, from, err := Load("", embedded)
+	if err != nil || from != "embedded default" || cfg.Server.Addr != "127.0.0.1:1111" {
+		t.Fatalf("no file: %v from %q, err %v", cfg.Server.Addr, from, err)
+	}
+	os.WriteFile("config.toml", []byte("[server]\naddr = \"127.0.0.1:2222\"\n"), 0o600)
+	cfg, from, err = Load("", embedded)
+	if err != nil || from != "config.toml" || cfg.Server.Addr != "127.0.0.1:2222" {
+		t.Fatalf("./config.toml: %v from %q, err %v", cfg.Server.Addr, from, err)
+	}
+	other := filepath.Join(dir, "other.toml")
+	os.WriteFile(other, []byte("[server]\naddr = \"127.0.0.1:3333\"\n"), 0o600)
+	cfg, _, err = Load(other, embedded)
+	if err != nil || cfg.Server.Addr != "127.0.0.1:3333" {
+		t.Fatalf("-config: %v, err %v", cfg.Server.Addr, err)
+	}
+	if _, _, err := Load(filepath.Join(dir, "missing.toml"), embedded); err == nil {
+		t.Fatal("a missing -config file was accepted")
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true, "[::1]:8080": true, "localhost:8080": true, "127.9.9.9:1": true,
+		"0.0.0.0:8080": false, ":8080": false, "[::]:8080": false, "192.168.1.5:8080": false,
+		"example.com:80": false, "nonsense": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package market
+
+import "testing"
+
+func TestParseCode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"600519.SH", "600519.SH"},
+		{"600519.sh", "600519.SH"},
+		{"sh600519", "600519.SH"},
+		{"SZ000001", "000001.SZ"},
+		{"000001", "000001.SZ"}, // Ping An Bank, not the SSE Composite
+		{"300750", "300750.SZ"},
+		{"688001", "688001.SH"},
+		{"430047", "430047.BJ"},
+		{"920002", "920002.BJ"}, // Beijing's current range, before the 9 -> SH rule
+		{"880301", "880301.SH"}, // terminal block index, before the 8 -> BJ rule
+		{"899050", "899050.BJ"},
+		{"510300", "510300.SH"},
+		{"159915", "159915.SZ"},
+		{"113011", "113011.SH"},
+		{"1.600000", "600000.SH"},
+		{"0.000001", "000001.SZ"},
+		{"0.430047", "430047.BJ"},
+		{"0.688001", "688001.SZ"}, // secid 0 is never SH
+		{" 600000.SH ", "600000.SH"},
+	}
+	for _, tt := range tests {
+		got, err := ParseCode(tt.in)
+		if err != nil || got.String() != tt.want {
+			t.Errorf("ParseCode(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseCodeRejects(t *testing.T) {
+	for _, in := range []string{"", "60051", "6005190", "600519.HK", "ab0519", "60051x.SH", "hk600519", "2.600519", "600519SH"} {
+		if c, err := ParseCode(in); err == nil {
+			t.Errorf("ParseCode(%q) = %v, want an error", in, c)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		code string
+		want SecurityType
+	}{
+		{"600000.SH", TypeStock}, {"688001.SH", TypeStock}, {"000001.SZ", TypeStock}, {"300750.SZ", TypeStock},
+		{"430047.BJ", TypeStock}, {"920002.BJ", TypeStock},
+		{"000001.SH", TypeIndex}, {"399001.SZ", TypeIndex}, {"899050.BJ", TypeIndex},
+		{"880301.SH", TypeBlock}, {"881478.SH", TypeBlock},
+		{"510300.SH", TypeFund}, {"159915.SZ", TypeFund}, {"160105.SZ", TypeFund},
+		{"113011.SH", TypeBond}, {"123002.SZ", TypeBond},
+		{"900901.SH", TypeBShare}, {"200011.SZ", TypeBShare},
+		{"204001.SH", TypeRepo}, {"131810.SZ", TypeRepo},
+	}
+	for _, tt := range tests {
+		if got := Classify(MustCode(tt.code)); got != tt.want {
+			t.Errorf("Classify(%s) = %s, want %s", tt.code, got, tt.want)
+		}
+	}
+}
