@@ -1,0 +1,176 @@
+package upstream
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Source names, as they appear in errors, Status and snapshots.
+const (
+	SourcePush2    = "push2"
+	SourcePush2His = "push2his"
+	SourceAKShare  = "akshare"
+)
+
+// DefaultUserAgent is a current desktop Chrome on Windows, the browser the
+// EastMoney pages expect; a Go-http-client agent is the first thing a ban
+// filter looks at.
+const DefaultUserAgent = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Safari/537.36"
+
+// SourceConfig is what every upstream source is configured with. A zero
+// field takes the source's default (see DefaultConfig), except Proxy, where
+// "" means a direct connection.
+type SourceConfig struct {
+	BaseURL     string        // scheme://host[:port][/prefix]
+	Timeout     time.Duration // per attempt, body included
+	Retries     int           // extra attempts after the first; 0 = default, < 0 = none
+	BackoffBase time.Duration // first retry waits up to this (full jitter), doubling per retry
+	BackoffMax  time.Duration // cap of one backoff wait
+	Rate        float64       // requests per second to the base URL's host, shared by every client on that host
+	Burst       int           // requests allowed at once before Rate applies
+	RateGroup   string        // limiter key; "" = the base URL's host. Sources naming one group share one cap (e.g. all EastMoney hosts, if bans turn out to be per IP)
+	Proxy       string        // "" direct, "env" from HTTP(S)_PROXY/NO_PROXY, else a proxy URL (http, https, socks5)
+	UserAgent   string
+	MaxBody     int64 // bytes accepted in one reply, after decompression
+}
+
+// Push2Config adds the clist paging and universe filters to SourceConfig. The
+// fs values are configurable because EastMoney reshuffles its board
+// taxonomies (see eastmoney.md section 8).
+type Push2Config struct {
+	SourceConfig
+	PageSize   int    // pz; the server caps it at 100
+	MaxPages   int    // safety stop for a walk whose total never arrives
+	IndustryFS string // industry boards
+	ConceptFS  string // concept boards
+	StockFS    string // all A shares (SH, SZ, BJ)
+}
+
+// Config holds the three sources.
+type Config struct {
+	Push2    Push2Config
+	Push2His SourceConfig
+	AKShare  SourceConfig
+}
+
+// DefaultConfig: EastMoney hosts get 2 requests/s with a burst of 2 (their
+// bans are the first complaint of every client's users); AKTools, which
+// itself calls EastMoney several times per function, 1/s.
+func DefaultConfig() Config {
+	em := SourceConfig{
+		Timeout:     10 * time.Second,
+		Retries:     3,
+		BackoffBase: 500 * time.Millisecond,
+		BackoffMax:  8 * time.Second,
+		Rate:        2,
+		Burst:       2,
+		UserAgent:   DefaultUserAgent,
+		MaxBody:     32 << 20,
+	}
+	p2 := em
+	p2.BaseURL = "https://push2.eastmoney.com"
+	his := em
+	his.BaseURL = "https://push2his.eastmoney.com"
+	ak := em
+	ak.BaseURL = "http://127.0.0.1:8080"
+	// An AKTools call runs a whole akshare function (several EastMoney
+	// pages), so it is slow and retrying it costs more.
+	ak.Timeout = 60 * time.Second
+	ak.Retries = 2
+	ak.BackoffBase = time.Second
+	ak.BackoffMax = 10 * time.Second
+	ak.Rate = 1
+	return Config{
+		Push2: Push2Config{
+			SourceConfig: p2,
+			PageSize:     100,
+			MaxPages:     200,
+			IndustryFS:   "m:90 t:2 f:!50",
+			ConceptFS:    "m:90 t:3 f:!50",
+			StockFS:      "m:0 t:6,m:0 t:80,m:1 t:2,m:1 t:23,m:0 t:81 s:2048",
+		},
+		Push2His: his,
+		AKShare:  ak,
+	}
+}
+
+func (c SourceConfig) withDefaults(d SourceConfig) SourceConfig {
+	if c.BaseURL == "" {
+		c.BaseURL = d.BaseURL
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = d.Timeout
+	}
+	switch {
+	case c.Retries == 0:
+		c.Retries = d.Retries
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	if c.BackoffBase <= 0 {
+		c.BackoffBase = d.BackoffBase
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = d.BackoffMax
+	}
+	if c.BackoffMax < c.BackoffBase {
+		c.BackoffMax = c.BackoffBase
+	}
+	if c.Rate <= 0 {
+		c.Rate = d.Rate
+	}
+	if c.Burst <= 0 {
+		c.Burst = d.Burst
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = d.UserAgent
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = d.MaxBody
+	}
+	return c
+}
+
+func (c Push2Config) withDefaults() Push2Config {
+	d := DefaultConfig().Push2
+	c.SourceConfig = c.SourceConfig.withDefaults(d.SourceConfig)
+	if c.PageSize <= 0 || c.PageSize > 100 {
+		c.PageSize = d.PageSize
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = d.MaxPages
+	}
+	if c.IndustryFS == "" {
+		c.IndustryFS = d.IndustryFS
+	}
+	if c.ConceptFS == "" {
+		c.ConceptFS = d.ConceptFS
+	}
+	if c.StockFS == "" {
+		c.StockFS = d.StockFS
+	}
+	return c
+}
+
+// proxyFunc turns the Proxy setting into a Transport.Proxy. The error text
+// never repeats the URL: it may carry credentials.
+func proxyFunc(s string) (func(*http.Request) (*url.URL, error), error) {
+	switch s {
+	case "":
+		return nil, nil
+	case "env":
+		return http.ProxyFromEnvironment, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("upstream: proxy setting is not a URL with a host")
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+	default:
+		return nil, fmt.Errorf("upstream: proxy scheme %q: want http, https or socks5", u.Scheme)
+	}
+	return http.ProxyURL(u), nil
+}

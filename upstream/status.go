@@ -1,0 +1,71 @@
+package upstream
+
+import (
+	"sync"
+	"time"
+)
+
+// Status is one source's health as the health endpoint shows it. Calls are
+// client method calls (one snapshot, one K-line fetch), whatever the pages
+// and retries they took; Requests counts HTTP attempts.
+type Status struct {
+	Source              string        `json:"source"`
+	Calls               int64         `json:"calls"`
+	Failures            int64         `json:"failures"`
+	ConsecutiveFailures int64         `json:"consecutive_failures"`
+	Requests            int64         `json:"requests"`
+	LastErrorKind       Kind          `json:"last_error_kind"`
+	LastError           string        `json:"last_error,omitempty"`
+	LastErrorAt         time.Time     `json:"last_error_at,omitzero"`
+	LastSuccess         time.Time     `json:"last_success,omitzero"`
+	LastLatency         time.Duration `json:"last_latency_ns"`
+	// Drift is the last schema change seen that did not fail a call (an
+	// optional field gone or of a new type, rows that failed to join), kept
+	// with its time: the early warning before a required field goes too.
+	Drift   string    `json:"drift,omitempty"`
+	DriftAt time.Time `json:"drift_at,omitzero"`
+}
+
+type tracker struct {
+	mu sync.Mutex
+	s  Status
+}
+
+func (t *tracker) snapshot() Status {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.s
+}
+
+func (t *tracker) request() {
+	t.mu.Lock()
+	t.s.Requests++
+	t.mu.Unlock()
+}
+
+func (t *tracker) drift(at time.Time, text string) {
+	t.mu.Lock()
+	t.s.Drift, t.s.DriftAt = text, at
+	t.mu.Unlock()
+}
+
+// done records the outcome of one method call. A canceled call says nothing
+// about the upstream, so it changes no failure or success figure.
+func (t *tracker) done(start, end time.Time, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.s.Calls++
+	if KindOf(err) == KindCanceled {
+		return
+	}
+	t.s.LastLatency = end.Sub(start)
+	if err == nil {
+		t.s.ConsecutiveFailures = 0
+		t.s.LastSuccess = end
+		return
+	}
+	t.s.Failures++
+	t.s.ConsecutiveFailures++
+	t.s.LastError, t.s.LastErrorAt = err.Error(), end
+	t.s.LastErrorKind = KindOf(err)
+}
