@@ -1,0 +1,47 @@
+package tdx
+
+import (
+	"errors"
+	"io"
+)
+
+// recordsPerRead sizes the reused read buffer: large enough that a .day file
+// of a few thousand records takes a handful of reads, small enough to stay
+// in L1/L2 cache.
+const recordsPerRead = 256
+
+// BarRecordSize is the size of every .day, .lc1, .lc5, .1 and .5 record.
+const BarRecordSize = 32
+
+// eachRecord reads r in whole records of size bytes through one reused
+// buffer and calls fn with each record and its byte offset until fn returns
+// false. A trailing incomplete record is returned as a *PartialRecordError;
+// stopped reports that fn asked to stop.
+func eachRecord(r io.Reader, size int, fn func(off int64, rec []byte) bool) (stopped bool, err error) {
+	buf := make([]byte, size*recordsPerRead)
+	var off int64 // file offset of buf[0]
+	n := 0        // bytes held in buf
+	for {
+		m, rerr := r.Read(buf[n:])
+		n += m
+		whole := n - n%size
+		for i := 0; i < whole; i += size {
+			if !fn(off+int64(i), buf[i:i+size:i+size]) {
+				return true, nil
+			}
+		}
+		off += int64(whole)
+		n = copy(buf, buf[whole:n])
+		switch {
+		case rerr == nil:
+			continue
+		case errors.Is(rerr, io.EOF):
+			if n > 0 {
+				return false, &PartialRecordError{Offset: off, Len: n, RecordSize: size}
+			}
+			return false, nil
+		default:
+			return false, rerr
+		}
+	}
+}
