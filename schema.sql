@@ -40,3 +40,65 @@ CREATE TABLE counters (
     value INTEGER NOT NULL
 );
 INSERT INTO counters(name, value) VALUES ('auth_revision', 0);
+
+-- version 2
+-- One row per collection of one sector family from one source, and one row
+-- per sector per collection. trade_day is the day the data is of (from the
+-- upstream's own timestamp), as YYYYMMDD.
+CREATE TABLE snapshot_runs (
+    id           INTEGER PRIMARY KEY,
+    kind         TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    trade_day    INTEGER NOT NULL,
+    as_of        INTEGER NOT NULL,
+    collected_at INTEGER NOT NULL,
+    row_count    INTEGER NOT NULL
+);
+CREATE INDEX snapshot_runs_latest ON snapshot_runs(kind, source, trade_day, collected_at);
+
+-- Sectors are keyed by name within a collection: names are what the
+-- ranking merges on, and an akshare row may lack a code.
+CREATE TABLE sector_snapshots (
+    run_id         INTEGER NOT NULL REFERENCES snapshot_runs(id) ON DELETE CASCADE,
+    name           TEXT NOT NULL,
+    code           TEXT NOT NULL,
+    price          REAL,
+    pct            REAL,
+    amount         REAL,
+    turnover       REAL,
+    main_net       REAL,
+    main_net_ratio REAL,
+    up             INTEGER NOT NULL,
+    down           INTEGER NOT NULL,
+    flat           INTEGER NOT NULL,
+    leader_code    TEXT NOT NULL,
+    leader_name    TEXT NOT NULL,
+    leader_pct     REAL,
+    PRIMARY KEY (run_id, name)
+) WITHOUT ROWID;
+
+-- The end-of-day copy of each day's ranking lists (spec 4.3 rule 8).
+CREATE TABLE daily_rankings (
+    trade_day   INTEGER NOT NULL,
+    list_type   TEXT NOT NULL,
+    rank        INTEGER NOT NULL,
+    sector_name TEXT NOT NULL,
+    count       INTEGER NOT NULL,
+    pct         REAL,
+    turnover    REAL,
+    main_net    REAL,
+    flow        TEXT NOT NULL,
+    signal      TEXT NOT NULL,
+    signal_rank INTEGER NOT NULL,
+    flow_tag    TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    updated_ms  INTEGER NOT NULL,
+    ts          INTEGER NOT NULL,
+    PRIMARY KEY (trade_day, list_type, rank)
+) WITHOUT ROWID;
+
+-- Exchange holidays added after the build (mdqs calendar import).
+CREATE TABLE exchange_holidays (
+    day  INTEGER PRIMARY KEY,
+    name TEXT NOT NULL
+);

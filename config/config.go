@@ -10,22 +10,72 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"mdqs/market"
 )
 
 // Config is the whole configuration. Spec names map to keys by section:
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
 // auth.token_max_per_client.
 type Config struct {
-	Server Server `toml:"server"`
-	Auth   Auth   `toml:"auth"`
-	Cache  Cache  `toml:"cache"`
-	Demo   Demo   `toml:"demo"`
-	Log    Log    `toml:"log"`
+	Server  Server  `toml:"server"`
+	Auth    Auth    `toml:"auth"`
+	Market  Market  `toml:"market"`
+	Sources Sources `toml:"sources"`
+	Cache   Cache   `toml:"cache"`
+	Demo    Demo    `toml:"demo"`
+	Log     Log     `toml:"log"`
+}
+
+// Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
+// market.x in lower case) and the market jobs' settings.
+type Market struct {
+	BoardsTop50RefreshMS   int    `toml:"boards_top50_refresh_ms"`
+	BoardsTop50RedisTTLSec int    `toml:"boards_top50_redis_ttl_sec"`
+	BoardsTop50WindowStart string `toml:"boards_top50_window_start"`
+	BoardsTop50WindowEnd   string `toml:"boards_top50_window_end"`
+	// EODAt is when the end-of-day job stores the day's ranking; a few
+	// minutes after the close lets the final snapshot settle.
+	EODAt string `toml:"eod_at"`
+	// CatchUpDays bounds how far back the end-of-day job looks for days it
+	// missed while the service was down.
+	CatchUpDays int `toml:"catch_up_days"`
+	// SnapshotRetentionDays keeps every intraday collection this long; after
+	// that only each day's last collection is kept.
+	SnapshotRetentionDays int `toml:"snapshot_retention_days"`
+	// HolidaysFile adds exchange holidays (YYYY-MM-DD,name lines) to the
+	// built-in list, e.g. a newly published year.
+	HolidaysFile string `toml:"holidays_file"`
+}
+
+// Sources configures where market data comes from.
+type Sources struct {
+	// Default is what a query without ?source= gets: auto (industry from
+	// akshare, concept from push2, as the spec says), push2, akshare, or
+	// demo (the built-in synthetic market, offline).
+	Default  string   `toml:"default"`
+	Push2    Upstream `toml:"push2"`
+	Push2His Upstream `toml:"push2his"`
+	AKShare  Upstream `toml:"akshare"`
+}
+
+// Upstream is one upstream's connection settings.
+type Upstream struct {
+	BaseURL string   `toml:"base_url"`
+	Timeout Duration `toml:"timeout"`
+	Retries int      `toml:"retries"`
+	// Rate and Burst cap requests per second to the upstream's host; clients
+	// on one host share the cap.
+	Rate  float64 `toml:"rate"`
+	Burst int     `toml:"burst"`
+	// Proxy is "" (direct), "env" (HTTPS_PROXY and friends) or a URL.
+	Proxy string `toml:"proxy"`
 }
 
 type Server struct {
@@ -65,8 +115,11 @@ type Cache struct {
 }
 
 type Demo struct {
-	Enabled bool  `toml:"enabled"`
-	Seed    int64 `toml:"seed"`
+	Enabled    bool  `toml:"enabled"`
+	Seed       int64 `toml:"seed"`
+	Stocks     int   `toml:"stocks"`
+	Industries int   `toml:"industries"`
+	Concepts   int   `toml:"concepts"`
 }
 
 type Log struct {
@@ -98,8 +151,23 @@ func Default() Config {
 			TokenPurgeInterval: Duration{10 * time.Minute},
 			RevocationCheck:    Duration{time.Second},
 		},
+		Market: Market{
+			BoardsTop50RefreshMS:   60_000,
+			BoardsTop50RedisTTLSec: 86_400,
+			BoardsTop50WindowStart: "09:25",
+			BoardsTop50WindowEnd:   "15:00",
+			EODAt:                  "15:05",
+			CatchUpDays:            10,
+			SnapshotRetentionDays:  20,
+		},
+		Sources: Sources{
+			Default:  "auto",
+			Push2:    Upstream{BaseURL: "https://push2.eastmoney.com", Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2},
+			Push2His: Upstream{BaseURL: "https://push2his.eastmoney.com", Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2},
+			AKShare:  Upstream{BaseURL: "http://127.0.0.1:8081", Timeout: Duration{60 * time.Second}, Retries: 2, Rate: 1, Burst: 2},
+		},
 		Cache: Cache{MaxBytes: 256 << 20},
-		Demo:  Demo{Enabled: false, Seed: 20240101},
+		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450},
 		Log:   Log{Level: "info", Format: "text"},
 	}
 }
@@ -222,6 +290,66 @@ func (c Config) Validate() error {
 	if c.Auth.TokenCacheSize < 100 {
 		bad("auth.token_cache_size", "want at least 100, got %d", c.Auth.TokenCacheSize)
 	}
+	if c.Market.BoardsTop50RefreshMS < 1000 {
+		bad("market.boards_top50_refresh_ms", "want at least 1000, got %d", c.Market.BoardsTop50RefreshMS)
+	}
+	if c.Market.BoardsTop50RedisTTLSec < 1 {
+		bad("market.boards_top50_redis_ttl_sec", "want at least 1, got %d", c.Market.BoardsTop50RedisTTLSec)
+	}
+	if c.Market.BoardsTop50RefreshMS/1000 >= c.Market.BoardsTop50RedisTTLSec {
+		bad("market.boards_top50_refresh_ms", "the soft freshness (%d ms) must be shorter than the hard expiry (%d s)",
+			c.Market.BoardsTop50RefreshMS, c.Market.BoardsTop50RedisTTLSec)
+	}
+	ws, errS := market.ParseTimeOfDay(c.Market.BoardsTop50WindowStart)
+	we, errE := market.ParseTimeOfDay(c.Market.BoardsTop50WindowEnd)
+	if errS != nil {
+		bad("market.boards_top50_window_start", "%v", errS)
+	}
+	if errE != nil {
+		bad("market.boards_top50_window_end", "%v", errE)
+	}
+	if errS == nil && errE == nil && ws >= we {
+		bad("market.boards_top50_window_start", "must be before the window end")
+	}
+	if _, err := market.ParseTimeOfDay(c.Market.EODAt); err != nil {
+		bad("market.eod_at", "%v", err)
+	}
+	if c.Market.CatchUpDays < 0 || c.Market.CatchUpDays > 366 {
+		bad("market.catch_up_days", "want 0..366, got %d", c.Market.CatchUpDays)
+	}
+	if c.Market.SnapshotRetentionDays < 1 {
+		bad("market.snapshot_retention_days", "want at least 1, got %d", c.Market.SnapshotRetentionDays)
+	}
+	switch c.Sources.Default {
+	case "auto", "push2", "akshare", "demo":
+	default:
+		bad("sources.default", "want auto, push2, akshare or demo, got %q", c.Sources.Default)
+	}
+	if c.Sources.Default == "demo" && !c.Demo.Enabled {
+		bad("sources.default", "is demo but demo.enabled is false")
+	}
+	for _, u := range []struct {
+		key string
+		u   Upstream
+	}{{"sources.push2", c.Sources.Push2}, {"sources.push2his", c.Sources.Push2His}, {"sources.akshare", c.Sources.AKShare}} {
+		if pu, err := url.Parse(u.u.BaseURL); err != nil || pu.Host == "" || (pu.Scheme != "http" && pu.Scheme != "https") {
+			bad(u.key+".base_url", "want an http(s) URL, got %q", u.u.BaseURL)
+		} else if c.Sources.Default != "demo" && sameHostPort(pu, c.Server.Addr) {
+			bad(u.key+".base_url", "%s is mdqs's own address; move AKTools or mdqs to another port", u.u.BaseURL)
+		}
+		if u.u.Timeout.Duration <= 0 || u.u.Retries < 0 || u.u.Rate <= 0 || u.u.Burst < 1 {
+			bad(u.key, "timeout must be positive, retries >= 0, rate > 0 and burst >= 1")
+		}
+		if u.u.Proxy != "" && u.u.Proxy != "env" {
+			if pu, err := url.Parse(u.u.Proxy); err != nil || pu.Host == "" {
+				bad(u.key+".proxy", "want \"\", \"env\" or a proxy URL")
+			}
+		}
+	}
+	if c.Demo.Stocks < 50 || c.Demo.Stocks > 10_000 || c.Demo.Industries < 5 || c.Demo.Industries > 200 ||
+		c.Demo.Concepts < 5 || c.Demo.Concepts > 1000 {
+		bad("demo", "want 50..10000 stocks, 5..200 industries and 5..1000 concepts")
+	}
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)
 	}
@@ -252,6 +380,28 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Window is the ranking's scheduling window; call after Validate.
+func (m Market) Window() market.Window {
+	s, _ := market.ParseTimeOfDay(m.BoardsTop50WindowStart)
+	e, _ := market.ParseTimeOfDay(m.BoardsTop50WindowEnd)
+	return market.Window{Start: s, End: e}
+}
+
+func sameHostPort(u *url.URL, addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	uport := u.Port()
+	if uport == "" {
+		uport = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	same := func(a, b string) bool {
+		return a == b || (IsLoopback(net.JoinHostPort(a, "1")) && IsLoopback(net.JoinHostPort(b, "1")))
+	}
+	return uport == port && same(u.Hostname(), host)
+}
 
 // IsLoopback reports whether a listen address is reachable only from this
 // machine. An empty host or an unspecified address (0.0.0.0, ::) listens on

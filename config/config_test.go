@@ -63,6 +63,13 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[auth]\nmax_clock_skew = \"-1s\"", "auth.max_clock_skew"},
 		{"[server]\nmax_body_bytes = 10", "server.max_body_bytes"},
 		{"[log]\nlevel = \"loud\"", "log.level"},
+		{"[market]\nboards_top50_window_start = \"9:25\"", "market.boards_top50_window_start"},
+		{"[market]\nboards_top50_window_start = \"15:30\"", "market.boards_top50_window_start"},
+		{"[market]\nboards_top50_refresh_ms = 90000000", "market.boards_top50_refresh_ms"},
+		{"[sources]\ndefault = \"sina\"", "sources.default"},
+		{"[sources]\ndefault = \"demo\"", "sources.default"},
+		{"[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
+		{"[sources.push2]\nproxy = \"::\"", "sources.push2.proxy"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))
@@ -91,6 +98,7 @@ func TestShippedConfigIsTheDefault(t *testing.T) {
 	// demo mode on, so "every key is optional" in its header holds.
 	want := Default()
 	want.Demo.Enabled = true
+	want.Sources.Default = "demo"
 	if cfg != want {
 		t.Fatalf("config.toml = %+v\nwant defaults %+v", cfg, want)
 	}
@@ -130,5 +138,11 @@ func TestIsLoopback(t *testing.T) {
 		if got := IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+func TestDefaultIsValid(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("Default().Validate() = %v", err)
 	}
 }

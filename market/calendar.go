@@ -45,6 +45,25 @@ func (c *Calendar) Merge(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	c.mergeFrom(add)
+	return nil
+}
+
+// Add merges holidays given as day -> name, with Merge's rules.
+func (c *Calendar) Add(days map[Day]string) error {
+	add := &Calendar{holidays: map[Day]string{}, years: map[int]bool{}}
+	for d, name := range days {
+		if wd := d.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			return fmt.Errorf("holiday %s is a weekend day; list weekday closures only", d)
+		}
+		add.holidays[d] = name
+		add.years[d.Year()] = true
+	}
+	c.mergeFrom(add)
+	return nil
+}
+
+func (c *Calendar) mergeFrom(add *Calendar) {
 	for d := range c.holidays {
 		if add.years[d.Year()] {
 			delete(c.holidays, d)
@@ -56,7 +75,6 @@ func (c *Calendar) Merge(r io.Reader) error {
 	for y := range add.years {
 		c.years[y] = true
 	}
-	return nil
 }
 
 func (c *Calendar) merge(r io.Reader) error {

@@ -57,3 +57,47 @@ func TestDayArithmeticAndFormats(t *testing.T) {
 		t.Errorf("ParseTime = %v, %v; want %v", back, err, at)
 	}
 }
+
+func TestWindowAndCurrentTradingDay(t *testing.T) {
+	cal := DefaultCalendar()
+	start, _ := ParseTimeOfDay("09:25")
+	end, _ := ParseTimeOfDay("15:00")
+	w := Window{Start: start, End: end}
+	at := func(d Day, hh, mm int) time.Time { return d.At(hh, mm, 0) }
+	tests := []struct {
+		name    string
+		t       time.Time
+		inside  bool
+		current Day
+		phase   string
+	}{
+		{"Monday 08:00", at(20261123, 8, 0), false, 20261120, PhaseClosed},
+		{"Monday 09:20", at(20261123, 9, 20), false, 20261120, PhasePreAuction},
+		{"Monday 09:25", at(20261123, 9, 25), true, 20261123, PhasePreOpen},
+		{"Monday 10:00", at(20261123, 10, 0), true, 20261123, PhaseMorning},
+		{"Monday 12:00", at(20261123, 12, 0), true, 20261123, PhaseLunch},
+		{"Monday 14:58", at(20261123, 14, 58), true, 20261123, PhaseCloseCall},
+		{"Monday 15:00", at(20261123, 15, 0), true, 20261123, PhaseClosed},
+		{"Monday 15:01", at(20261123, 15, 1), false, 20261123, PhaseClosed},
+		{"Saturday noon", at(20261121, 12, 0), false, 20261120, PhaseClosed},
+		{"National Day 10:00", at(20261002, 10, 0), false, 20260930, PhaseClosed},
+		// The instant given in UTC still means Shanghai: 01:30 UTC = 09:30 CST.
+		{"UTC instant", time.Date(2026, 11, 23, 1, 30, 0, 0, time.UTC), true, 20261123, PhaseMorning},
+	}
+	for _, tt := range tests {
+		if got := w.Contains(cal, tt.t); got != tt.inside {
+			t.Errorf("%s: Contains = %v, want %v", tt.name, got, tt.inside)
+		}
+		if got := w.CurrentTradingDay(cal, tt.t); got != tt.current {
+			t.Errorf("%s: CurrentTradingDay = %v, want %v", tt.name, got, tt.current)
+		}
+		if got := Phase(cal, tt.t); got != tt.phase {
+			t.Errorf("%s: Phase = %v, want %v", tt.name, got, tt.phase)
+		}
+	}
+	for _, bad := range []string{"9:25", "25:00", "09:60", "0925", ""} {
+		if _, err := ParseTimeOfDay(bad); err == nil {
+			t.Errorf("ParseTimeOfDay(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"mdqs/db"
+	"mdqs/market"
+)
+
+// Collector fetches snapshots from sources, stores each collection in
+// SQLite, and remembers the latest per (family, source) so readers need no
+// query and no upstream call while it is fresh.
+type Collector struct {
+	store   *db.Store
+	sources map[string]SectorSource
+	clock   market.Clock
+	log     *slog.Logger
+
+	mu     sync.RWMutex
+	latest map[key]Stored
+	flight singleflight.Group
+}
+
+type key struct {
+	kind   market.SectorKind
+	source string
+}
+
+// Stored is a snapshot with the time it was collected.
+type Stored struct {
+	market.SectorSnapshot
+	CollectedAt time.Time
+}
+
+// Day is the trade day the snapshot's data is of.
+func (s Stored) Day() market.Day { return market.DayOf(s.At) }
+
+func NewCollector(store *db.Store, sources map[string]SectorSource, clock market.Clock, log *slog.Logger) *Collector {
+	return &Collector{store: store, sources: sources, clock: clock, log: log, latest: map[key]Stored{}}
+}
+
+// Has reports whether a concrete source is configured.
+func (c *Collector) Has(source string) bool {
+	_, ok := c.sources[source]
+	return ok
+}
+
+// Collect fetches a fresh snapshot from the source, stores it and makes it
+// the latest. Concurrent calls for the same family and source share one
+// upstream request.
+func (c *Collector) Collect(ctx context.Context, kind market.SectorKind, source string) (Stored, error) {
+	src, ok := c.sources[source]
+	if !ok {
+		return Stored{}, market.Errorf(market.KindUnavailable, "source %s is not configured", source)
+	}
+	v, err, _ := c.flight.Do(string(kind)+"/"+source, func() (any, error) {
+		// A caller that gives up must not cancel the collection the others
+		// are waiting for.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		snap, err := src.Sectors(fctx, kind)
+		if err != nil {
+			return Stored{}, market.Wrap(market.KindUnavailable, err, "%s %s snapshot: %v", source, kind, err)
+		}
+		return c.keep(fctx, kind, source, snap)
+	})
+	if err != nil {
+		return Stored{}, err
+	}
+	return v.(Stored), nil
+}
+
+// keep validates, stores and remembers a snapshot.
+func (c *Collector) keep(ctx context.Context, kind market.SectorKind, source string, snap market.SectorSnapshot) (Stored, error) {
+	if len(snap.Sectors) == 0 {
+		return Stored{}, market.Errorf(market.KindUnavailable, "%s %s snapshot is empty", source, kind)
+	}
+	snap.Kind, snap.Source = kind, source
+	if snap.At.IsZero() {
+		snap.At = c.clock.Now()
+	}
+	st := Stored{SectorSnapshot: snap, CollectedAt: c.clock.Now()}
+	if _, err := c.store.SaveSnapshot(ctx, snap, st.CollectedAt); err != nil {
+		return Stored{}, err
+	}
+	c.remember(kind, source, st)
+	return st, nil
+}
+
+func (c *Collector) remember(kind market.SectorKind, source string, st Stored) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := key{kind, source}
+	if old, ok := c.latest[k]; !ok || !st.At.Before(old.At) {
+		c.latest[k] = st
+	}
+}
+
+// Latest is the last collection of a family from a source for a trade day:
+// from memory when it is the newest, else from SQLite. None is a not-found
+// error.
+func (c *Collector) Latest(ctx context.Context, kind market.SectorKind, source string, day market.Day) (Stored, error) {
+	c.mu.RLock()
+	st, ok := c.latest[key{kind, source}]
+	c.mu.RUnlock()
+	if ok && st.Day() == day {
+		return st, nil
+	}
+	snap, collected, err := c.store.LatestSnapshot(ctx, kind, source, day)
+	if err != nil {
+		return Stored{}, err
+	}
+	return Stored{SectorSnapshot: snap, CollectedAt: collected}, nil
+}
+
+// History asks a source that can replay the past for its state at t, and
+// stores the result like a collection. Sources that cannot replay give a
+// not-found error.
+func (c *Collector) History(ctx context.Context, kind market.SectorKind, source string, t time.Time) (Stored, error) {
+	hs, ok := c.sources[source].(HistorySource)
+	if !ok {
+		return Stored{}, market.Errorf(market.KindNotFound, "source %s cannot replay past days", source)
+	}
+	snap, err := hs.SectorsAt(ctx, kind, t)
+	if err != nil {
+		return Stored{}, market.Wrap(market.KindUnavailable, err, "%s %s history: %v", source, kind, err)
+	}
+	return c.keep(ctx, kind, source, snap)
+}
+
+// Warm loads the newest stored collection of each configured source into
+// memory, so a restarted service answers from its store at once.
+func (c *Collector) Warm(ctx context.Context) error {
+	for source := range c.sources {
+		for _, kind := range []market.SectorKind{market.Industry, market.Concept} {
+			snap, collected, err := c.store.LatestSnapshot(ctx, kind, source, 0)
+			if market.KindOf(err) == market.KindNotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			c.remember(kind, source, Stored{SectorSnapshot: snap, CollectedAt: collected})
+		}
+	}
+	return nil
+}
+
+// IsNotFound reports a missing snapshot (as opposed to a failure).
+func IsNotFound(err error) bool {
+	var me *market.Error
+	return errors.As(err, &me) && me.Kind == market.KindNotFound
+}

@@ -1,0 +1,297 @@
+package ranking
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"mdqs/board"
+	"mdqs/cache"
+	"mdqs/db"
+	"mdqs/market"
+)
+
+// Config is the spec's MARKET_CONF for the ranking, plus the source mode.
+type Config struct {
+	Soft   time.Duration // BOARDS_TOP50_REFRESH_MS: soft freshness and scheduler interval
+	Hard   time.Duration // BOARDS_TOP50_REDIS_TTL_SEC: hard expiry of a cached ranking
+	Window market.Window // BOARDS_TOP50_WINDOW_START..END
+	EODAt  market.TimeOfDay
+	// CatchUpDays bounds the end-of-day job's look back for missed days.
+	CatchUpDays int
+	// Mode is the source mode (auto, push2, akshare, demo).
+	Mode string
+}
+
+// Service builds, caches and stores rankings.
+type Service struct {
+	cfg   Config
+	col   *board.Collector
+	store *db.Store
+	cal   *market.Calendar
+	clock market.Clock
+	log   *slog.Logger
+	cache *cache.Cache[*Entry]
+
+	flight singleflight.Group
+}
+
+// Entry is a cached ranking: the ranking itself, its full encoding, and
+// lazily made encodings for `top` values.
+type Entry struct {
+	Ranking *market.Ranking
+	Day     market.Day
+	Built   time.Time
+	Expires time.Time // the hard expiry
+	Full    *Encoded
+
+	mu  sync.Mutex
+	top map[int]*Encoded
+}
+
+// maxVariants bounds the per-entry encodings of `top` values; a client
+// cycling through many values gets fresh (uncached) encodings beyond it.
+const maxVariants = 16
+
+// Top is the encoding with every list cut to n entries (0 or beyond the
+// longest list: the full ranking).
+func (e *Entry) Top(n int) *Encoded {
+	if n <= 0 || n >= e.longest() {
+		return e.Full
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if enc, ok := e.top[n]; ok {
+		return enc
+	}
+	enc := encode(e.Ranking, n)
+	if len(e.top) < maxVariants {
+		if e.top == nil {
+			e.top = map[int]*Encoded{}
+		}
+		e.top[n] = enc
+	}
+	return enc
+}
+
+func (e *Entry) longest() int {
+	n := 0
+	for _, lt := range market.ListTypes() {
+		n = max(n, len(e.Ranking.List(lt)))
+	}
+	return n
+}
+
+func New(cfg Config, col *board.Collector, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger, maxBytes int64) (*Service, error) {
+	c, err := cache.New[*Entry](cache.Config{Name: "rankings", MaxCost: maxBytes, Entries: 64})
+	if err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg, col: col, store: store, cal: cal, clock: clock, log: log, cache: c}, nil
+}
+
+// Close releases the cache; call once nothing uses the service.
+func (s *Service) Close() { s.cache.Close() }
+
+// CacheStats reports the ranking cache's counters.
+func (s *Service) CacheStats() cache.Stats { return s.cache.Stats() }
+
+// Source is the label the service's rankings carry.
+func (s *Service) Source() string { return board.Label(s.cfg.Mode) }
+
+// CurrentDay is the day a request without ?day= means.
+func (s *Service) CurrentDay() market.Day {
+	return s.cfg.Window.CurrentTradingDay(s.cal, s.clock.Now())
+}
+
+// Get returns the ranking of a trading day (spec 4.3 rules 3, 4 and 6):
+//   - a cached ranking younger than the soft freshness is served as is;
+//   - an older one, or none, is rebuilt and written back, concurrent
+//     requests sharing one rebuild;
+//   - refresh rebuilds unconditionally;
+//   - when the rebuild fails the old ranking is served (stale = true) while
+//     it lasts; with none cached, a ranking of the stored collections is
+//     served (stale = true) if there are any; otherwise the rebuild's error
+//     (503 when the sources are down, 404 for a day without data).
+func (s *Service) Get(ctx context.Context, day market.Day, refresh bool) (e *Entry, stale bool, err error) {
+	now := s.clock.Now()
+	old, ok := s.cache.Get(day.Compact())
+	if ok && !now.Before(old.Expires) {
+		ok = false // past its hard expiry by our clock
+	}
+	if ok && !refresh && !s.isStale(old, now) {
+		return old, false, nil
+	}
+	fresh, err := s.Rebuild(ctx, day)
+	if err == nil {
+		return fresh, false, nil
+	}
+	if ok {
+		s.log.Warn("ranking rebuild failed; serving the previous one", "day", day, "err", err)
+		return old, true, nil
+	}
+	if fb, ferr := s.rebuild(ctx, day, false); ferr == nil {
+		s.log.Warn("ranking rebuild failed; serving one built from stored collections", "day", day, "err", err)
+		return fb, true, nil
+	}
+	return nil, false, err
+}
+
+// isStale: a ranking of a past day is final and never goes soft-stale; the
+// current day's is stale once older than the soft freshness.
+func (s *Service) isStale(e *Entry, now time.Time) bool {
+	if e.Day != s.cfg.Window.CurrentTradingDay(s.cal, now) {
+		return false
+	}
+	return now.Sub(e.Built) >= s.cfg.Soft
+}
+
+// Rebuild builds a day's ranking, collecting afresh where the data is due,
+// and writes it back to the cache. Concurrent calls for one day share one
+// build.
+func (s *Service) Rebuild(ctx context.Context, day market.Day) (*Entry, error) {
+	return s.rebuild(ctx, day, true)
+}
+
+func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*Entry, error) {
+	key := day.Compact()
+	if !collect {
+		key += "/stored"
+	}
+	v, err, _ := s.flight.Do(key, func() (any, error) {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+		defer cancel()
+		r, err := s.build(bctx, day, collect)
+		if err != nil {
+			return nil, err
+		}
+		return s.keep(day, r), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Entry), nil
+}
+
+// keep encodes a ranking and caches it until the hard expiry: the hard TTL
+// or the next midnight in Shanghai, whichever comes first (rule 6).
+func (s *Service) keep(day market.Day, r *market.Ranking) *Entry {
+	now := s.clock.Now()
+	expires := now.Add(s.cfg.Hard)
+	if midnight := market.DayOf(now).AddDays(1).Start(); midnight.Before(expires) {
+		expires = midnight
+	}
+	e := &Entry{Ranking: r, Day: day, Built: time.UnixMilli(r.UpdatedMS), Expires: expires, Full: encode(r, 0)}
+	// Rebuilds are rare, so wait until the entry is really in the cache:
+	// the next request must find it, not rebuild again. The cache's own TTL
+	// only reclaims memory; Get judges expiry by our clock.
+	if !s.cache.SetSync(day.Compact(), e, int64(len(e.Full.JSON)+len(e.Full.Gzip)), max(expires.Sub(now), time.Second)) {
+		s.log.Warn("ranking not cached (larger than the cache budget?)", "day", day, "bytes", len(e.Full.JSON)+len(e.Full.Gzip))
+	}
+	return e
+}
+
+// build makes a day's ranking from the best data there is:
+//   - the current trading day: the latest collections, collecting afresh
+//     (when collect is set) a family whose latest is older than the soft
+//     freshness inside the window, that has none, or whose latest predates
+//     the close once the close has passed. If every collection it tried
+//     failed, the build fails; one family failing is ranked from its latest
+//     collection;
+//   - an earlier day: its stored end-of-day ranking, else its last stored
+//     collections, else (demo) the source's replay of that day's close.
+func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*market.Ranking, error) {
+	now := s.clock.Now()
+	if day == s.cfg.Window.CurrentTradingDay(s.cal, now) {
+		ind := s.current(ctx, market.Industry, day, now, collect)
+		con := s.current(ctx, market.Concept, day, now, collect)
+		switch {
+		case ind.err != nil && !ind.found:
+			return nil, ind.err
+		case con.err != nil && !con.found:
+			return nil, con.err
+		case ind.err != nil && con.err != nil, ind.err != nil && !con.tried, con.err != nil && !ind.tried:
+			return nil, cmp.Or(ind.err, con.err)
+		}
+		for _, p := range []pick{ind, con} {
+			if p.err != nil {
+				s.log.Warn("collection failed; ranking the family's previous collection", "kind", p.st.Kind, "err", p.err)
+			}
+		}
+		return Build(ind.st.SectorSnapshot, con.st.SectorSnapshot, s.Source(), day, now), nil
+	}
+	if r, err := s.store.DailyRanking(ctx, day); err == nil {
+		return r, nil
+	} else if !board.IsNotFound(err) {
+		return nil, err
+	}
+	ind, err := s.past(ctx, market.Industry, day)
+	if err != nil {
+		return nil, err
+	}
+	con, err := s.past(ctx, market.Concept, day)
+	if err != nil {
+		return nil, err
+	}
+	return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), nil
+}
+
+// pick is the collection chosen for one family of the current day.
+type pick struct {
+	st    board.Stored
+	found bool  // st holds a collection of the day
+	tried bool  // a fresh collection was attempted
+	err   error // why the attempt (or the lookup) failed
+}
+
+func (s *Service) current(ctx context.Context, kind market.SectorKind, day market.Day, now time.Time, collect bool) pick {
+	source := board.Resolve(s.cfg.Mode, kind)
+	latest, err := s.col.Latest(ctx, kind, source, day)
+	p := pick{st: latest, found: err == nil}
+	if err != nil && !board.IsNotFound(err) {
+		p.err = err
+		return p
+	}
+	closeAt := s.cfg.Window.End.On(day)
+	due := !p.found ||
+		(s.cfg.Window.Contains(s.cal, now) && now.Sub(latest.CollectedAt) >= s.cfg.Soft) ||
+		(!now.Before(closeAt) && latest.CollectedAt.Before(closeAt))
+	if !due {
+		return p
+	}
+	if !collect {
+		if !p.found {
+			p.err = market.Errorf(market.KindUnavailable, "no %s collection stored for %v", kind, day)
+		}
+		return p
+	}
+	p.tried = true
+	fresh, err := s.col.Collect(ctx, kind, source)
+	switch {
+	case err != nil:
+		p.err = err
+	case fresh.Day() != day:
+		p.err = market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, fresh.Day(), day)
+	default:
+		p.st, p.found = fresh, true
+	}
+	return p
+}
+
+// past is the collection to rank for an earlier day.
+func (s *Service) past(ctx context.Context, kind market.SectorKind, day market.Day) (board.Stored, error) {
+	source := board.Resolve(s.cfg.Mode, kind)
+	st, err := s.col.Latest(ctx, kind, source, day)
+	if err == nil || !board.IsNotFound(err) {
+		return st, err
+	}
+	st, err = s.col.History(ctx, kind, source, s.cfg.Window.End.On(day))
+	if board.IsNotFound(err) {
+		return board.Stored{}, market.Errorf(market.KindNotFound, "no %s data stored for %v", kind, day)
+	}
+	return st, err
+}
