@@ -13,10 +13,14 @@ import (
 	"time"
 
 	"mdqs/auth"
+	"mdqs/board"
 	"mdqs/client"
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/market"
+	"mdqs/ranking"
+	"mdqs/upstream"
+	"mdqs/upstream/upstreamtest"
 )
 
 // t0 is a Monday morning in Shanghai, inside a trading session.
@@ -32,6 +36,7 @@ type harness struct {
 	auth  *auth.Service
 	clock *market.FixedClock
 	logs  *bytes.Buffer
+	push2 *upstreamtest.Server // fake EastMoney push2 feeding the ranking
 }
 
 type harnessOpt func(*auth.Config, *Deps)
@@ -47,7 +52,13 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	acfg := auth.Config{TokenTTL: 2 * time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
 		MaxClockSkew: 60 * time.Second, NonceCapacity: 100_000, TokenCacheSize: 10_000, RevocationCheck: time.Second}
 	logs := &bytes.Buffer{}
-	deps := Deps{Store: store, Clock: clock, Log: slog.New(slog.NewTextHandler(logs, nil)), MaxBodyBytes: 1 << 20}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	cal := market.DefaultCalendar()
+	deps := Deps{Store: store, Clock: clock, Log: log, MaxBodyBytes: 1 << 20, Calendar: cal, SourceMode: "push2"}
+	push2 := upstreamtest.NewPush2(t)
+	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
+	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
+	deps.Rankings, deps.Sources = newRanking(t, push2.URL, store, cal, clock, log)
 	for _, o := range opts {
 		o(&acfg, &deps)
 	}
@@ -61,7 +72,27 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	s.testRoutes()
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs}
+	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs, push2: push2}
+}
+
+// newRanking is the ranking service on the real push2 client, pointed at
+// the fake upstream; its rate cap is high enough never to wait.
+func newRanking(t testing.TB, base string, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*ranking.Service, func() []upstream.Status) {
+	cfg := upstream.DefaultConfig().Push2
+	cfg.BaseURL, cfg.Retries, cfg.Rate, cfg.Burst = base, -1, 1000, 1000
+	p2, err := upstream.NewPush2(cfg, upstream.NewLimiters(), clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := board.NewCollector(store, map[string]board.SectorSource{"push2": p2}, clock, log)
+	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: 24 * time.Hour,
+		Window: market.Window{Start: 9*60 + 25, End: 15 * 60}, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: "push2"},
+		col, store, cal, clock, log, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return svc, func() []upstream.Status { return []upstream.Status{p2.Status()} }
 }
 
 // testRoutes adds endpoints that exercise the middleware in ways the real

@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"mdqs/cache"
+	"mdqs/jobs"
+	"mdqs/market"
+	"mdqs/upstream"
 )
 
 type cacheHealth struct {
@@ -46,4 +49,30 @@ func (s *Server) handleHealthDB(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return ok(w, h)
+}
+
+// handleHealthSources is GET /v1/api/health/sources: each upstream's
+// state (calls, failures, last error and schema drift), the background
+// jobs, and whether the trading calendar covers today.
+func (s *Server) handleHealthSources(w http.ResponseWriter, r *http.Request) error {
+	now := s.Clock.Now()
+	first, last := s.Calendar.Years()
+	cal := map[string]any{"first_year": first, "last_year": last, "covers_today": s.Calendar.Covers(market.DayOf(now))}
+	if !s.Calendar.Covers(market.DayOf(now)) {
+		cal["warning"] = "the exchange holidays of this year are not known; every weekday counts as a trading day until they are imported (mdqs calendar import)"
+	}
+	out := map[string]any{
+		"default":  s.SourceMode,
+		"phase":    market.Phase(s.Calendar, now),
+		"calendar": cal,
+		"sources":  []upstream.Status{},
+		"jobs":     []jobs.Status{},
+	}
+	if s.Sources != nil {
+		out["sources"] = s.Sources()
+	}
+	if s.Jobs != nil {
+		out["jobs"] = s.Jobs.Statuses()
+	}
+	return ok(w, out)
 }

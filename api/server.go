@@ -14,12 +14,16 @@ import (
 	"mdqs/db"
 	"mdqs/jobs"
 	"mdqs/market"
+	"mdqs/ranking"
+	"mdqs/upstream"
 )
 
 // Deps are the server's collaborators.
 type Deps struct {
 	Auth         *auth.Service
 	Store        *db.Store
+	Rankings     *ranking.Service
+	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
 	Clock        market.Clock
@@ -27,6 +31,10 @@ type Deps struct {
 	Version      string
 	// CacheStats lists every cache's counters for /health/cache.
 	CacheStats []func() cache.Stats
+	// Sources reports each upstream's state for /health/sources.
+	Sources func() []upstream.Status
+	// SourceMode is the configured default source (sources.default).
+	SourceMode string
 }
 
 // Server holds the dependencies of every handler.
@@ -89,8 +97,13 @@ func (s *Server) routes() {
 	s.public(http.MethodPost, "/v1/api/token", s.handleToken)
 	s.public(http.MethodGet, "/v1/api/health/cache", s.handleHealthCache)
 	s.public(http.MethodGet, "/v1/api/health/db", s.handleHealthDB)
+	s.public(http.MethodGet, "/v1/api/health/sources", s.handleHealthSources)
 
 	s.protected(http.MethodGet, "/v1/api/whoami", "", s.handleWhoami)
+
+	s.protected(http.MethodGet, "/v1/api/boards/top50", auth.ScopeMarket, s.handleTop50)
+	s.protected(http.MethodGet, "/v1/api/strategy/auction/today", auth.ScopeMarket, s.handleAuction)
+	s.protected(http.MethodGet, "/v1/api/market/stats/range", auth.ScopeMarket, s.handleStatsRange)
 }
 
 func (s *Server) public(method, path string, h handlerFunc) {
