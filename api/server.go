@@ -40,8 +40,9 @@ type Deps struct {
 // Server holds the dependencies of every handler.
 type Server struct {
 	Deps
-	log    *slog.Logger
-	router *httprouter.Router
+	log        *slog.Logger
+	router     *httprouter.Router
+	registered []string // "METHOD /path", for the contract test
 }
 
 func New(d Deps) *Server {
@@ -93,6 +94,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // routes lists every endpoint: the table of contents of the API.
 func (s *Server) routes() {
+	s.public(http.MethodGet, "/v1/openapi.json", s.handleOpenAPI)
 	s.public(http.MethodPost, "/v1/auth/token", s.handleToken)
 	s.public(http.MethodPost, "/v1/api/token", s.handleToken)
 	s.public(http.MethodGet, "/v1/api/health/cache", s.handleHealthCache)
@@ -116,7 +118,11 @@ func (s *Server) protected(method, path string, scope auth.Scope, h handlerFunc)
 	s.register(method, path, s.authenticate(scope, s.adapt(h)))
 }
 
+// Routes lists every registered "METHOD /path".
+func (s *Server) Routes() []string { return s.registered }
+
 func (s *Server) register(method, path string, h http.Handler) {
+	s.registered = append(s.registered, method+" "+path)
 	s.router.Handler(method, path, h)
 	if method == http.MethodGet {
 		// httprouter answers HEAD with 405 unless it is registered; monitors

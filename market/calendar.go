@@ -158,3 +158,12 @@ func (c *Calendar) Between(from, to Day) []Day {
 	}
 	return out
 }
+
+// Holidays returns a copy of the holiday list.
+func (c *Calendar) Holidays() map[Day]string {
+	out := make(map[Day]string, len(c.holidays))
+	for d, n := range c.holidays {
+		out[d] = n
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"mdqs/db"
+	"mdqs/market"
+)
+
+// Calendar runs `mdqs calendar import FILE` and `mdqs calendar status`.
+//
+// The built-in holiday list covers the years the exchanges had published
+// when the binary was built. A newly published year is imported into the
+// database (or named in market.holidays_file); a running server reads it at
+// its next start.
+func Calendar(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 {
+		return Usage("usage: mdqs calendar import FILE | status [-db FILE] [-config FILE]")
+	}
+	fs := newFlags("calendar "+args[0], env)
+	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
+	configPath := fs.String("config", "", "configuration file")
+	switch args[0] {
+	case "import":
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			return Usage("usage: mdqs calendar import [-db FILE] FILE (lines YYYY-MM-DD,name; weekdays only)")
+		}
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return Usage("mdqs calendar import: %v", err)
+		}
+		defer f.Close()
+		parsed, err := market.ParseHolidays(f)
+		if err != nil {
+			return &ExitError{Code: 1, Err: err}
+		}
+		var list []db.Holiday
+		for d, name := range parsed.Holidays() {
+			list = append(list, db.Holiday{Day: d, Name: name})
+		}
+		if len(list) == 0 {
+			return &ExitError{Code: 1, Err: fmt.Errorf("%s lists no holidays", fs.Arg(0))}
+		}
+		store, err := openStore(ctx, env, *configPath, *dbPath)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		if err := store.SaveHolidays(ctx, list); err != nil {
+			return err
+		}
+		first, last := parsed.Years()
+		fmt.Fprintf(env.Stdout, "imported %d holidays for %d-%d; restart the server to use them\n", len(list), first, last)
+		return nil
+	case "status":
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		store, err := openStore(ctx, env, *configPath, *dbPath)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		builtin := market.DefaultCalendar()
+		first, last := builtin.Years()
+		fmt.Fprintf(env.Stdout, "built-in holidays: %d-%d\n", first, last)
+		imported, err := store.Holidays(ctx)
+		if err != nil {
+			return err
+		}
+		var years []int
+		for _, h := range imported {
+			if !slices.Contains(years, h.Day.Year()) {
+				years = append(years, h.Day.Year())
+			}
+		}
+		fmt.Fprintf(env.Stdout, "imported years: %v\n", years)
+		today := market.DayOf(time.Now())
+		cal := builtin
+		byDay := map[market.Day]string{}
+		for _, h := range imported {
+			byDay[h.Day] = h.Name
+		}
+		if err := cal.Add(byDay); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "today %v: trading day %v, schedule known %v\n", today, cal.IsTradingDay(today), cal.Covers(today))
+		return nil
+	}
+	return Usage("mdqs calendar: unknown command %q (want import or status)", args[0])
+}
