@@ -102,3 +102,26 @@ CREATE TABLE exchange_holidays (
     day  INTEGER PRIMARY KEY,
     name TEXT NOT NULL
 );
+
+-- version 3
+-- Movement events: the first time each sector reaches a movement threshold
+-- on a trading day, one row per trigger. The unique key makes a later
+-- crossing (and any replay after a restart) a no-op, so event_ms is written
+-- once. event_ms is unique and increasing in commit order within a day, which
+-- makes it a gap-free cursor for incremental pulling.
+CREATE TABLE movement_events (
+    id         INTEGER PRIMARY KEY,
+    trade_day  INTEGER NOT NULL,
+    kind       TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    board_code TEXT NOT NULL,
+    board_name TEXT NOT NULL,
+    trigger    TEXT NOT NULL,
+    direction  TEXT NOT NULL,
+    pct        REAL,
+    main_net   REAL,
+    delta      REAL,
+    event_ms   INTEGER NOT NULL,
+    UNIQUE (trade_day, kind, source, board_name, trigger)
+);
+CREATE INDEX movement_events_timeline ON movement_events(trade_day, event_ms);

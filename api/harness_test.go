@@ -18,6 +18,7 @@ import (
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/market"
+	"mdqs/movement"
 	"mdqs/ranking"
 	"mdqs/upstream"
 	"mdqs/upstream/upstreamtest"
@@ -58,7 +59,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	push2 := upstreamtest.NewPush2(t)
 	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
 	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
-	deps.Rankings, deps.Sources = newRanking(t, push2.URL, store, cal, clock, log)
+	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log)
 	for _, o := range opts {
 		o(&acfg, &deps)
 	}
@@ -75,24 +76,28 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs, push2: push2}
 }
 
-// newRanking is the ranking service on the real push2 client, pointed at
-// the fake upstream; its rate cap is high enough never to wait.
-func newRanking(t testing.TB, base string, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*ranking.Service, func() []upstream.Status) {
+// newMarket is the ranking and movement services on the real push2 client,
+// pointed at the fake upstream; its rate cap is high enough never to wait.
+func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*ranking.Service, *movement.Service, func() []upstream.Status) {
 	cfg := upstream.DefaultConfig().Push2
 	cfg.BaseURL, cfg.Retries, cfg.Rate, cfg.Burst = base, -1, 1000, 1000
 	p2, err := upstream.NewPush2(cfg, upstream.NewLimiters(), clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := board.NewCollector(store, map[string]board.SectorSource{"push2": p2}, clock, log)
+	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
+	col := board.NewCollector(store, map[string]board.SectorSource{"push2": p2}, clock, log,
+		board.Policy{Calendar: cal, Window: window, Soft: time.Minute})
+	det := movement.NewDetector(movement.Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock)
+	col.Observe(det.Observe)
 	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: 24 * time.Hour,
-		Window: market.Window{Start: 9*60 + 25, End: 15 * 60}, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: "push2"},
+		Window: window, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: "push2"},
 		col, store, cal, clock, log, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	return svc, func() []upstream.Status { return []upstream.Status{p2.Status()} }
+	return svc, movement.NewService(col, store, cal, clock, window), func() []upstream.Status { return []upstream.Status{p2.Status()} }
 }
 
 // testRoutes adds endpoints that exercise the middleware in ways the real
@@ -239,3 +244,7 @@ func (r response) expect(t *testing.T, status int, message string) {
 		t.Fatalf("failure envelope carries data: %s", r.raw)
 	}
 }
+
+func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func eventFilterAll() db.EventFilter { return db.EventFilter{Day: 20261123, Source: "push2"} }

@@ -14,6 +14,7 @@ import (
 	"mdqs/db"
 	"mdqs/jobs"
 	"mdqs/market"
+	"mdqs/movement"
 	"mdqs/ranking"
 	"mdqs/upstream"
 )
@@ -23,6 +24,7 @@ type Deps struct {
 	Auth         *auth.Service
 	Store        *db.Store
 	Rankings     *ranking.Service
+	Movements    *movement.Service
 	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
@@ -106,6 +108,10 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/boards/top50", auth.ScopeMarket, s.handleTop50)
 	s.protected(http.MethodGet, "/v1/api/strategy/auction/today", auth.ScopeMarket, s.handleAuction)
 	s.protected(http.MethodGet, "/v1/api/market/stats/range", auth.ScopeMarket, s.handleStatsRange)
+	s.protected(http.MethodGet, "/v1/api/boards/industry", auth.ScopeMarket, s.handleBoards(market.Industry))
+	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.handleBoards(market.Concept))
+	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.handleMovements)
+	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.handleMovementEvents)
 }
 
 func (s *Server) public(method, path string, h handlerFunc) {

@@ -21,11 +21,20 @@ type Collector struct {
 	sources map[string]SectorSource
 	clock   market.Clock
 	log     *slog.Logger
+	policy  Policy
 
-	mu     sync.RWMutex
-	latest map[key]Stored
-	flight singleflight.Group
+	mu        sync.RWMutex
+	latest    map[key]Stored
+	flight    singleflight.Group
+	observers []Observer
 }
+
+// Observer learns of every new collection after it is stored (the movement
+// detector). Its error is logged; collection goes on.
+type Observer func(ctx context.Context, st Stored) error
+
+// Observe adds an observer; call before the collector is used.
+func (c *Collector) Observe(o Observer) { c.observers = append(c.observers, o) }
 
 type key struct {
 	kind   market.SectorKind
@@ -41,8 +50,65 @@ type Stored struct {
 // Day is the trade day the snapshot's data is of.
 func (s Stored) Day() market.Day { return market.DayOf(s.At) }
 
-func NewCollector(store *db.Store, sources map[string]SectorSource, clock market.Clock, log *slog.Logger) *Collector {
-	return &Collector{store: store, sources: sources, clock: clock, log: log, latest: map[key]Stored{}}
+// Policy says when a collection is due.
+type Policy struct {
+	Calendar *market.Calendar
+	Window   market.Window // collection window of trading days
+	Soft     time.Duration // a collection older than this is due inside the window
+}
+
+func NewCollector(store *db.Store, sources map[string]SectorSource, clock market.Clock, log *slog.Logger, policy Policy) *Collector {
+	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}}
+}
+
+// Pick is the collection chosen for one family of the current day.
+type Pick struct {
+	Stored
+	Found bool  // Stored holds a collection of the day
+	Tried bool  // a fresh collection was attempted
+	Err   error // why the attempt (or the lookup) failed
+}
+
+// Current chooses the collection of a family for the current trading day
+// without calling the upstream when the store can answer: the latest one,
+// unless a fresh one is due (and collect allows asking) because
+//   - there is none for the day,
+//   - inside the window, it is older than the soft freshness, or
+//   - the close has passed since it was taken (the final state is wanted).
+//
+// A failed collection leaves the latest one in the pick, with the error.
+func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source string, day market.Day, collect bool) Pick {
+	now := c.clock.Now()
+	latest, err := c.Latest(ctx, kind, source, day)
+	p := Pick{Stored: latest, Found: err == nil}
+	if err != nil && !IsNotFound(err) {
+		p.Err = err
+		return p
+	}
+	closeAt := c.policy.Window.End.On(day)
+	due := !p.Found ||
+		(c.policy.Window.Contains(c.policy.Calendar, now) && now.Sub(latest.CollectedAt) >= c.policy.Soft) ||
+		(!now.Before(closeAt) && latest.CollectedAt.Before(closeAt))
+	if !due {
+		return p
+	}
+	if !collect {
+		if !p.Found {
+			p.Err = market.Errorf(market.KindUnavailable, "no %s collection stored for %v", kind, day)
+		}
+		return p
+	}
+	p.Tried = true
+	fresh, err := c.Collect(ctx, kind, source)
+	switch {
+	case err != nil:
+		p.Err = err
+	case fresh.Day() != day:
+		p.Err = market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, fresh.Day(), day)
+	default:
+		p.Stored, p.Found = fresh, true
+	}
+	return p
 }
 
 // Has reports whether a concrete source is configured.
@@ -90,6 +156,11 @@ func (c *Collector) keep(ctx context.Context, kind market.SectorKind, source str
 		return Stored{}, err
 	}
 	c.remember(kind, source, st)
+	for _, o := range c.observers {
+		if err := o(ctx, st); err != nil {
+			c.log.Warn("collection observer failed", "kind", kind, "source", source, "err", err)
+		}
+	}
 	return st, nil
 }
 
@@ -119,9 +190,10 @@ func (c *Collector) Latest(ctx context.Context, kind market.SectorKind, source s
 	return Stored{SectorSnapshot: snap, CollectedAt: collected}, nil
 }
 
-// History asks a source that can replay the past for its state at t, and
-// stores the result like a collection. Sources that cannot replay give a
-// not-found error.
+// History asks a source that can replay the past for its state at t. The
+// replay is not stored: it can be made again at will, and storing it would
+// mix made-up collections with observed ones. Sources that cannot replay
+// give a not-found error.
 func (c *Collector) History(ctx context.Context, kind market.SectorKind, source string, t time.Time) (Stored, error) {
 	hs, ok := c.sources[source].(HistorySource)
 	if !ok {
@@ -131,7 +203,11 @@ func (c *Collector) History(ctx context.Context, kind market.SectorKind, source 
 	if err != nil {
 		return Stored{}, market.Wrap(market.KindUnavailable, err, "%s %s history: %v", source, kind, err)
 	}
-	return c.keep(ctx, kind, source, snap)
+	if len(snap.Sectors) == 0 {
+		return Stored{}, market.Errorf(market.KindNotFound, "%s has no %s data at %s", source, kind, market.FormatTime(t))
+	}
+	snap.Kind, snap.Source = kind, source
+	return Stored{SectorSnapshot: snap, CollectedAt: c.clock.Now()}, nil
 }
 
 // Warm loads the newest stored collection of each configured source into

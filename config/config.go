@@ -49,6 +49,11 @@ type Market struct {
 	// SnapshotRetentionDays keeps every intraday collection this long; after
 	// that only each day's last collection is kept.
 	SnapshotRetentionDays int `toml:"snapshot_retention_days"`
+	// A sector moves when its change reaches +/-MovementPct, or moves by
+	// MovementSpeedPct within MovementSpeedWindow.
+	MovementPct         float64  `toml:"movement_pct"`
+	MovementSpeedPct    float64  `toml:"movement_speed_pct"`
+	MovementSpeedWindow Duration `toml:"movement_speed_window"`
 	// HolidaysFile adds exchange holidays (YYYY-MM-DD,name lines) to the
 	// built-in list, e.g. a newly published year.
 	HolidaysFile string `toml:"holidays_file"`
@@ -159,6 +164,9 @@ func Default() Config {
 			EODAt:                  "15:05",
 			CatchUpDays:            10,
 			SnapshotRetentionDays:  20,
+			MovementPct:            2,
+			MovementSpeedPct:       1,
+			MovementSpeedWindow:    Duration{5 * time.Minute},
 		},
 		Sources: Sources{
 			Default:  "auto",
@@ -316,6 +324,12 @@ func (c Config) Validate() error {
 	}
 	if c.Market.CatchUpDays < 0 || c.Market.CatchUpDays > 366 {
 		bad("market.catch_up_days", "want 0..366, got %d", c.Market.CatchUpDays)
+	}
+	if c.Market.MovementPct <= 0 || c.Market.MovementSpeedPct <= 0 {
+		bad("market.movement_pct", "movement_pct and movement_speed_pct must be positive")
+	}
+	if c.Market.MovementSpeedWindow.Duration < time.Minute {
+		bad("market.movement_speed_window", "want at least 1m")
 	}
 	if c.Market.SnapshotRetentionDays < 1 {
 		bad("market.snapshot_retention_days", "want at least 1, got %d", c.Market.SnapshotRetentionDays)

@@ -67,6 +67,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[market]\nboards_top50_window_start = \"15:30\"", "market.boards_top50_window_start"},
 		{"[market]\nboards_top50_refresh_ms = 90000000", "market.boards_top50_refresh_ms"},
 		{"[sources]\ndefault = \"sina\"", "sources.default"},
+		{"[market]\nmovement_pct = 0", "market.movement_pct"},
+		{"[market]\nmovement_speed_window = \"10s\"", "market.movement_speed_window"},
 		{"[sources]\ndefault = \"demo\"", "sources.default"},
 		{"[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
 		{"[sources.push2]\nproxy = \"::\"", "sources.push2.proxy"},

@@ -89,3 +89,20 @@ func Phase(cal *Calendar, t time.Time) string {
 		return PhaseCloseCall
 	}
 }
+
+// SessionMinute is how many minutes of continuous trading have passed at t
+// on its day: 0 before 09:30, 120 through lunch, 240 from 15:00.
+func SessionMinute(t time.Time) int {
+	c := int(ClockOf(t))
+	switch {
+	case c <= 9*60+30:
+		return 0
+	case c <= 11*60+30:
+		return c - (9*60 + 30)
+	case c <= 13*60:
+		return 120
+	case c <= 15*60:
+		return 120 + c - 13*60
+	}
+	return 240
+}

@@ -71,7 +71,7 @@ func TestBuildOrdersMergesAndRanks(t *testing.T) {
 	ind := market.SectorSnapshot{Kind: market.Industry, At: at.Add(-time.Minute), Sectors: []market.Sector{
 		sector("银行", 5e8, 1, 1e10), sector("煤炭", -3e8, -1, 1e10), sector("半导体", 9e8, 3, 1e10),
 		sector("未知", math.NaN(), 0, 1e10), // unknown inflow: not rankable
-		sector("电池", 1e8, 0.5, 1e10), // also a concept: the concept entry must win
+		sector("电池", 1e8, 0.5, 1e10),      // also a concept: the concept entry must win
 	}}
 	con := market.SectorSnapshot{Kind: market.Concept, At: at, Sectors: []market.Sector{
 		sector("人工智能", 7e8, 2, 1e10), sector("电池", 2e8, 0.7, 1e10), sector("低空经济", -9e8, -2, 1e10),

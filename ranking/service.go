@@ -207,22 +207,22 @@ func (s *Service) keep(day market.Day, r *market.Ranking) *Entry {
 func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*market.Ranking, error) {
 	now := s.clock.Now()
 	if day == s.cfg.Window.CurrentTradingDay(s.cal, now) {
-		ind := s.current(ctx, market.Industry, day, now, collect)
-		con := s.current(ctx, market.Concept, day, now, collect)
+		ind := s.col.Current(ctx, market.Industry, board.Resolve(s.cfg.Mode, market.Industry), day, collect)
+		con := s.col.Current(ctx, market.Concept, board.Resolve(s.cfg.Mode, market.Concept), day, collect)
 		switch {
-		case ind.err != nil && !ind.found:
-			return nil, ind.err
-		case con.err != nil && !con.found:
-			return nil, con.err
-		case ind.err != nil && con.err != nil, ind.err != nil && !con.tried, con.err != nil && !ind.tried:
-			return nil, cmp.Or(ind.err, con.err)
+		case ind.Err != nil && !ind.Found:
+			return nil, ind.Err
+		case con.Err != nil && !con.Found:
+			return nil, con.Err
+		case ind.Err != nil && con.Err != nil, ind.Err != nil && !con.Tried, con.Err != nil && !ind.Tried:
+			return nil, cmp.Or(ind.Err, con.Err)
 		}
-		for _, p := range []pick{ind, con} {
-			if p.err != nil {
-				s.log.Warn("collection failed; ranking the family's previous collection", "kind", p.st.Kind, "err", p.err)
+		for _, p := range []board.Pick{ind, con} {
+			if p.Err != nil {
+				s.log.Warn("collection failed; ranking the family's previous collection", "kind", p.Kind, "err", p.Err)
 			}
 		}
-		return Build(ind.st.SectorSnapshot, con.st.SectorSnapshot, s.Source(), day, now), nil
+		return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), nil
 	}
 	if r, err := s.store.DailyRanking(ctx, day); err == nil {
 		return r, nil
@@ -238,48 +238,6 @@ func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*mar
 		return nil, err
 	}
 	return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), nil
-}
-
-// pick is the collection chosen for one family of the current day.
-type pick struct {
-	st    board.Stored
-	found bool  // st holds a collection of the day
-	tried bool  // a fresh collection was attempted
-	err   error // why the attempt (or the lookup) failed
-}
-
-func (s *Service) current(ctx context.Context, kind market.SectorKind, day market.Day, now time.Time, collect bool) pick {
-	source := board.Resolve(s.cfg.Mode, kind)
-	latest, err := s.col.Latest(ctx, kind, source, day)
-	p := pick{st: latest, found: err == nil}
-	if err != nil && !board.IsNotFound(err) {
-		p.err = err
-		return p
-	}
-	closeAt := s.cfg.Window.End.On(day)
-	due := !p.found ||
-		(s.cfg.Window.Contains(s.cal, now) && now.Sub(latest.CollectedAt) >= s.cfg.Soft) ||
-		(!now.Before(closeAt) && latest.CollectedAt.Before(closeAt))
-	if !due {
-		return p
-	}
-	if !collect {
-		if !p.found {
-			p.err = market.Errorf(market.KindUnavailable, "no %s collection stored for %v", kind, day)
-		}
-		return p
-	}
-	p.tried = true
-	fresh, err := s.col.Collect(ctx, kind, source)
-	switch {
-	case err != nil:
-		p.err = err
-	case fresh.Day() != day:
-		p.err = market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, fresh.Day(), day)
-	default:
-		p.st, p.found = fresh, true
-	}
-	return p
 }
 
 // past is the collection to rank for an earlier day.

@@ -55,9 +55,10 @@ func newFixture(t *testing.T, mode string, hard time.Duration) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.col = board.NewCollector(f.store, map[string]board.SectorSource{"push2": p2, "akshare": ak}, f.clock, quiet())
 	start, _ := market.ParseTimeOfDay("09:25")
 	end, _ := market.ParseTimeOfDay("15:00")
+	f.col = board.NewCollector(f.store, map[string]board.SectorSource{"push2": p2, "akshare": ak}, f.clock, quiet(),
+		board.Policy{Calendar: market.DefaultCalendar(), Window: market.Window{Start: start, End: end}, Soft: time.Minute})
 	eod, _ := market.ParseTimeOfDay("15:05")
 	f.svc, err = ranking.New(ranking.Config{Soft: time.Minute, Hard: hard, Window: market.Window{Start: start, End: end},
 		EODAt: eod, CatchUpDays: 10, Mode: mode}, f.col, f.store, market.DefaultCalendar(), f.clock, quiet(), 64<<20)
@@ -85,7 +86,9 @@ func (f *fixture) get(t *testing.T, day market.Day, refresh bool) (*ranking.Entr
 	return e, stale
 }
 
-func (f *fixture) requests() int { return f.p2.Requests(market.Industry) + f.p2.Requests(market.Concept) }
+func (f *fixture) requests() int {
+	return f.p2.Requests(market.Industry) + f.p2.Requests(market.Concept)
+}
 
 func TestFreshRankingIsServedFromTheCache(t *testing.T) {
 	f := newFixture(t, "push2", 24*time.Hour)
