@@ -26,11 +26,17 @@ import (
 
 	"mdqs/api"
 	"mdqs/auth"
+	"mdqs/board"
+	"mdqs/cache"
 	"mdqs/cli"
 	"mdqs/config"
 	"mdqs/db"
+	"mdqs/demo"
 	"mdqs/jobs"
 	"mdqs/market"
+	"mdqs/movement"
+	"mdqs/ranking"
+	"mdqs/upstream"
 )
 
 //go:embed schema.sql
@@ -55,6 +61,7 @@ commands:
   serve     serve the API (the default when no command is given)
   client    add | list | disable | enable API clients
   call      send one signed request: mdqs call GET /v1/api/whoami
+  calendar  import | status: exchange holidays (a newly published year)
   version   print the version
 
 Run "mdqs COMMAND -h" for a command's flags.`
@@ -71,6 +78,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Clients(ctx, env, args)
 	case "call":
 		return cli.Call(ctx, env, args)
+	case "calendar":
+		return cli.Calendar(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.Stdout, "mdqs", env.Version)
 		return nil
@@ -148,13 +157,56 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		return err
 	}
 
+	cal, err := loadCalendar(ctx, cfg, store)
+	if err != nil {
+		return err
+	}
+	src, err := newSources(cfg, cal, clock)
+	if err != nil {
+		return err
+	}
+	window := cfg.Market.Window()
+	soft := time.Duration(cfg.Market.BoardsTop50RefreshMS) * time.Millisecond
+	collector := board.NewCollector(store, src.sectors, clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
+	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
+		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
+	collector.Observe(detector.Observe)
+	if err := collector.Warm(ctx); err != nil {
+		return err
+	}
+	movements := movement.NewService(collector, store, cal, clock, window)
+	eodAt, _ := market.ParseTimeOfDay(cfg.Market.EODAt)
+	rankings, err := ranking.New(ranking.Config{
+		Soft:        soft,
+		Hard:        time.Duration(cfg.Market.BoardsTop50RedisTTLSec) * time.Second,
+		Window:      window,
+		EODAt:       eodAt,
+		CatchUpDays: cfg.Market.CatchUpDays,
+		Mode:        cfg.Sources.Default,
+	}, collector, store, cal, clock, log, cfg.Cache.MaxBytes)
+	if err != nil {
+		return err
+	}
+	defer rankings.Close()
+
 	runner := jobs.NewRunner(log, clock)
 	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := authSvc.PurgeExpired(ctx); return err }})
+	runner.Add(jobs.Job{Name: "collect-sectors", Interval: soft,
+		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: rankings.Collect})
+	runner.Add(jobs.Job{Name: "end-of-day", Interval: time.Minute, RunAtStart: true,
+		Run: func(ctx context.Context) error { _, err := rankings.EndOfDay(ctx); return err }})
+	runner.Add(jobs.Job{Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
+		Run: func(ctx context.Context) error {
+			_, err := store.PruneSnapshots(ctx, market.DayOf(clock.Now()).AddDays(-cfg.Market.SnapshotRetentionDays))
+			return err
+		}})
 
 	srv := api.New(api.Deps{
-		Auth: authSvc, Store: store, Log: log, Clock: clock,
+		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
+		CacheStats: []func() cache.Stats{rankings.CacheStats},
+		Sources:    src.statuses, SourceMode: cfg.Sources.Default,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -195,6 +247,82 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	// checkpoint and close the database.
 	log.Info("mdqs stopped")
 	return nil
+}
+
+// loadCalendar is the built-in holiday list plus the configured file and
+// the years imported with `mdqs calendar import`.
+func loadCalendar(ctx context.Context, cfg config.Config, store *db.Store) (*market.Calendar, error) {
+	cal := market.DefaultCalendar()
+	if cfg.Market.HolidaysFile != "" {
+		f, err := os.Open(cfg.Market.HolidaysFile)
+		if err != nil {
+			return nil, fmt.Errorf("market.holidays_file: %w", err)
+		}
+		defer f.Close()
+		if err := cal.Merge(f); err != nil {
+			return nil, fmt.Errorf("market.holidays_file: %w", err)
+		}
+	}
+	imported, err := store.Holidays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	days := map[market.Day]string{}
+	for _, h := range imported {
+		days[h.Day] = h.Name
+	}
+	return cal, cal.Add(days)
+}
+
+// sources are the upstream clients and the demo market.
+type sources struct {
+	sectors  map[string]board.SectorSource
+	push2    *upstream.Push2
+	push2his *upstream.Push2His
+	akshare  *upstream.AKShare
+	demo     *demo.Market
+}
+
+func (s *sources) statuses() []upstream.Status {
+	return []upstream.Status{s.push2.Status(), s.push2his.Status(), s.akshare.Status()}
+}
+
+// newSources builds every client; they dial nothing until first used, so a
+// demo configuration never reaches the network.
+func newSources(cfg config.Config, cal *market.Calendar, clock market.Clock) (*sources, error) {
+	lims := upstream.NewLimiters()
+	def := upstream.DefaultConfig()
+	p2cfg := def.Push2
+	p2cfg.SourceConfig = upstreamConfig(cfg.Sources.Push2, def.Push2.SourceConfig)
+	s := &sources{sectors: map[string]board.SectorSource{}}
+	var err error
+	if s.push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
+		return nil, err
+	}
+	if s.push2his, err = upstream.NewPush2His(upstreamConfig(cfg.Sources.Push2His, def.Push2His), lims, clock); err != nil {
+		return nil, err
+	}
+	if s.akshare, err = upstream.NewAKShare(upstreamConfig(cfg.Sources.AKShare, def.AKShare), lims, clock); err != nil {
+		return nil, err
+	}
+	s.sectors[board.SourcePush2], s.sectors[board.SourceAKShare] = s.push2, s.akshare
+	if cfg.Demo.Enabled {
+		if s.demo, err = demo.New(demo.Config{Seed: cfg.Demo.Seed, Stocks: cfg.Demo.Stocks, Industries: cfg.Demo.Industries,
+			Concepts: cfg.Demo.Concepts, Calendar: cal}, clock); err != nil {
+			return nil, err
+		}
+		s.sectors[board.SourceDemo] = s.demo
+	}
+	return s, nil
+}
+
+func upstreamConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
+	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
+	base.Retries = u.Retries
+	if u.Retries == 0 {
+		base.Retries = -1 // the client reads 0 as "its default"; here 0 means none
+	}
+	return base
 }
 
 // seedDemo applies demo mode: the well-known demo client exists only while

@@ -36,8 +36,8 @@ type Status struct {
 	Runs      int64     `json:"runs"`
 	Failures  int64     `json:"failures"`
 	Skipped   int64     `json:"skipped"`
-	LastStart time.Time `json:"last_start"`
-	LastEnd   time.Time `json:"last_end"`
+	LastStart time.Time `json:"last_start,omitzero"`
+	LastEnd   time.Time `json:"last_end,omitzero"`
 	LastError string    `json:"last_error,omitempty"`
 	Running   bool      `json:"running"`
 }
@@ -129,10 +129,10 @@ func (r *Runner) RunNow(ctx context.Context, name string) error {
 	if run == nil {
 		return market.Errorf(market.KindNotFound, "no job %q", name)
 	}
-	start := r.clock.Now()
+	start := r.clock.Now().In(market.Shanghai())
 	r.record(name, func(s *Status) { s.Running, s.LastStart = true, start })
 	err := safeRun(ctx, run)
-	end := r.clock.Now()
+	end := r.clock.Now().In(market.Shanghai())
 	r.record(name, func(s *Status) {
 		s.Running, s.LastEnd = false, end
 		s.Runs++
