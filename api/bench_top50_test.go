@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"mdqs/auth"
-	"mdqs/client"
 	"mdqs/market"
 	"mdqs/upstream/upstreamtest"
 )
@@ -41,16 +40,8 @@ func BenchmarkTop50(b *testing.B) {
 		writeBytes(w, http.StatusOK, "application/json; charset=utf-8", body)
 	})
 	ts := strconv.FormatInt(h.clock.Now().Unix(), 10)
-	signed := func(b *testing.B) (nonces, sigs []string) {
-		nonces, sigs = make([]string, b.N), make([]string, b.N)
-		for i := range nonces {
-			nonces[i] = b.Name() + strconv.Itoa(i) + "-" + strconv.Itoa(b.N)
-			sigs[i] = client.Signature(tok, ts, nonces[i], nil)
-		}
-		return nonces, sigs
-	}
 	b.Run("inproc/top50", func(b *testing.B) {
-		nonces, sigs := signed(b)
+		nonces, sigs := presign(b, tok, ts)
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -91,7 +82,7 @@ func BenchmarkTop50(b *testing.B) {
 		hc := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}}
 		var nonces, sigs []string
 		if sign {
-			nonces, sigs = signed(b)
+			nonces, sigs = presign(b, tok, ts)
 		}
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()

@@ -19,7 +19,7 @@ func (s *Server) handleTop50(w http.ResponseWriter, r *http.Request) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	d, err := s.rankingDay(day, hasDay)
+	d, err := s.Rankings.QueryDay(day, hasDay)
 	if err != nil {
 		return err
 	}
@@ -29,26 +29,6 @@ func (s *Server) handleTop50(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeEncoded(w, r, e.Top(top), stale)
 	return nil
-}
-
-// rankingDay maps the day parameter: absent is the current trading day, a
-// non-trading day is the trading day before it (spec 4.3), a future day is
-// an error.
-func (s *Server) rankingDay(day market.Day, given bool) (market.Day, error) {
-	current := s.Rankings.CurrentDay()
-	if !given {
-		return current, nil
-	}
-	today := market.DayOf(s.Clock.Now())
-	if day > today {
-		return 0, market.Errorf(market.KindInvalid, "day %v is in the future", day)
-	}
-	day = s.Calendar.OnOrBefore(day)
-	if day > current {
-		return 0, &market.Error{Kind: market.KindNotFound, Message: "not found",
-			Detail: "no ranking for " + day.String() + " yet: its session has not opened"}
-	}
-	return day, nil
 }
 
 // writeEncoded writes a pre-encoded body, gzipped when the client accepts

@@ -106,3 +106,22 @@ func SessionMinute(t time.Time) int {
 	}
 	return 240
 }
+
+// QueryDay resolves the day parameter of a market query at instant now:
+// none is the current trading day; a non-trading day is the trading day
+// before it; a day after today is invalid; a trading day whose window has
+// not opened yet is not found (there is no data for it).
+func (w Window) QueryDay(cal *Calendar, now time.Time, day Day, given bool) (Day, error) {
+	current := w.CurrentTradingDay(cal, now)
+	if !given {
+		return current, nil
+	}
+	if day > DayOf(now) {
+		return 0, Errorf(KindInvalid, "day %v is in the future", day)
+	}
+	day = cal.OnOrBefore(day)
+	if day > current {
+		return 0, Errorf(KindNotFound, "no data for %v yet: its session has not opened", day)
+	}
+	return day, nil
+}

@@ -24,22 +24,9 @@ func NewService(col *board.Collector, store *db.Store, cal *market.Calendar, clo
 	return &Service{col: col, store: store, cal: cal, clock: clock, window: window}
 }
 
-// Day resolves a query's day like the ranking does: none is the current
-// trading day, a non-trading day the trading day before it; a future day
-// is invalid and a trading day whose session has not opened is not found.
+// Day resolves a query's day parameter (see market.Window.QueryDay).
 func (s *Service) Day(day market.Day, given bool) (market.Day, error) {
-	current := s.window.CurrentTradingDay(s.cal, s.clock.Now())
-	if !given {
-		return current, nil
-	}
-	if day > market.DayOf(s.clock.Now()) {
-		return 0, market.Errorf(market.KindInvalid, "day %v is in the future", day)
-	}
-	day = s.cal.OnOrBefore(day)
-	if day > current {
-		return 0, market.Errorf(market.KindNotFound, "no data for %v yet: its session has not opened", day)
-	}
-	return day, nil
+	return s.window.QueryDay(s.cal, s.clock.Now(), day, given)
 }
 
 // Slice is the answer of a sector query.

@@ -103,6 +103,11 @@ func (s *Service) CacheStats() cache.Stats { return s.cache.Stats() }
 // Source is the label the service's rankings carry.
 func (s *Service) Source() string { return board.Label(s.cfg.Mode) }
 
+// QueryDay resolves a request's day parameter (market.Window.QueryDay).
+func (s *Service) QueryDay(day market.Day, given bool) (market.Day, error) {
+	return s.cfg.Window.QueryDay(s.cal, s.clock.Now(), day, given)
+}
+
 // CurrentDay is the day a request without ?day= means.
 func (s *Service) CurrentDay() market.Day {
 	return s.cfg.Window.CurrentTradingDay(s.cal, s.clock.Now())
