@@ -125,3 +125,90 @@ CREATE TABLE movement_events (
     UNIQUE (trade_day, kind, source, board_name, trigger)
 );
 CREATE INDEX movement_events_timeline ON movement_events(trade_day, event_ms);
+
+-- version 4
+-- Bars of every frequency, keyed in the order they are read (one code's
+-- series in time order), WITHOUT ROWID so the key is the table. Prices are
+-- INTEGER ten-thousandths of a yuan (exact for every A-share tick size and
+-- about 20 % smaller on disk than REAL), volumes INTEGER shares; NULL marks
+-- an unknown optional measure. freq is the bar length in minutes (1, 5;
+-- 1440 for a daily bar); ts is Unix seconds when the bar closes.
+CREATE TABLE bars (
+    code            TEXT NOT NULL,
+    freq            INTEGER NOT NULL,
+    ts              INTEGER NOT NULL,
+    trade_date      INTEGER NOT NULL,
+    open            INTEGER NOT NULL,
+    high            INTEGER NOT NULL,
+    low             INTEGER NOT NULL,
+    close           INTEGER NOT NULL,
+    volume          INTEGER NOT NULL,
+    amount          REAL NOT NULL,
+    turnover_rate   REAL,
+    large_order_net REAL,
+    source          TEXT NOT NULL,
+    PRIMARY KEY (code, freq, ts)
+) WITHOUT ROWID;
+
+-- The span of trade days whose bars of a code and frequency are complete in
+-- the store, so a query knows what it must fetch and a backfill where to
+-- resume.
+CREATE TABLE bar_coverage (
+    code       TEXT NOT NULL,
+    freq       INTEGER NOT NULL,
+    first_day  INTEGER NOT NULL,
+    last_day   INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (code, freq)
+) WITHOUT ROWID;
+
+-- The securities the service knows, from the quote list, the demo market or
+-- the terminal's name files.
+CREATE TABLE stocks (
+    code         TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    exchange     TEXT NOT NULL,
+    type         TEXT NOT NULL,
+    industry     TEXT NOT NULL DEFAULT '',
+    listed_day   INTEGER,
+    float_shares REAL,
+    source       TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- The daily derived-signal snapshot an end-of-day job fills per stock.
+CREATE TABLE daily_signals (
+    code                    TEXT NOT NULL,
+    trade_date              INTEGER NOT NULL,
+    close                   REAL,
+    pct                     REAL,
+    micro_vol_ratio         REAL,
+    vol_acc                 REAL,
+    time_adjusted_vol_ratio REAL,
+    price_speed_ratio       REAL,
+    trend_strength          REAL,
+    computed_at             INTEGER NOT NULL,
+    PRIMARY KEY (code, trade_date)
+) WITHOUT ROWID;
+
+-- Chip-distribution metrics per stock, day and window, from the end-of-day
+-- job; keyed by day first, since queries list one day's snapshot.
+CREATE TABLE chip_metrics (
+    trade_date       INTEGER NOT NULL,
+    window_days      INTEGER NOT NULL,
+    code             TEXT NOT NULL,
+    days             INTEGER NOT NULL,
+    close            REAL,
+    avg_cost         REAL,
+    profit_ratio     REAL,
+    cost70_low       REAL,
+    cost70_high      REAL,
+    concentration70  REAL,
+    cost90_low       REAL,
+    cost90_high      REAL,
+    concentration90  REAL,
+    peak_price       REAL,
+    computed_at      INTEGER NOT NULL,
+    PRIMARY KEY (trade_date, window_days, code)
+) WITHOUT ROWID;

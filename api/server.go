@@ -37,6 +37,8 @@ type Deps struct {
 	Sources func() []upstream.Status
 	// SourceMode is the configured default source (sources.default).
 	SourceMode string
+	// Info serves hot rank, news and financial reports.
+	Info InfoDeps
 }
 
 // Server holds the dependencies of every handler.
@@ -112,6 +114,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.handleBoards(market.Concept))
 	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.handleMovements)
 	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.handleMovementEvents)
+
+	s.infoRoutes()
 }
 
 func (s *Server) public(method, path string, h handlerFunc) {

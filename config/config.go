@@ -28,6 +28,9 @@ type Config struct {
 	Auth    Auth    `toml:"auth"`
 	Market  Market  `toml:"market"`
 	Sources Sources `toml:"sources"`
+	HotRank HotRank `toml:"hot_rank"`
+	News    News    `toml:"news"`
+	Finance Finance `toml:"finance"`
 	Cache   Cache   `toml:"cache"`
 	Demo    Demo    `toml:"demo"`
 	Log     Log     `toml:"log"`
@@ -134,7 +137,7 @@ type Log struct {
 
 // Default is the configuration when no file sets anything.
 func Default() Config {
-	return Config{
+	c := Config{
 		Server: Server{
 			Addr:              "127.0.0.1:8080",
 			DB:                "mdqs.db",
@@ -178,6 +181,8 @@ func Default() Config {
 		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450},
 		Log:   Log{Level: "info", Format: "text"},
 	}
+	defaultInfo(&c)
+	return c
 }
 
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
@@ -364,6 +369,7 @@ func (c Config) Validate() error {
 		c.Demo.Concepts < 5 || c.Demo.Concepts > 1000 {
 		bad("demo", "want 50..10000 stocks, 5..200 industries and 5..1000 concepts")
 	}
+	c.validateInfo(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)
 	}

@@ -1,0 +1,227 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"mdqs/market"
+)
+
+// FreqMinutes is the bar length a frequency is stored under.
+func FreqMinutes(f market.Freq) int {
+	switch f {
+	case market.Min1:
+		return 1
+	case market.Min5:
+		return 5
+	}
+	return 1440
+}
+
+// priceScale: prices are stored as integer ten-thousandths of a yuan.
+const priceScale = 10_000
+
+func toPrice(v float64) int64 { return int64(math.Round(v * priceScale)) }
+
+func fromPrice(v int64) float64 { return float64(v) / priceScale }
+
+// Span is a range of trade days, both ends included.
+type Span struct {
+	First, Last market.Day
+}
+
+// BarBatch is one code's bars of one frequency from one source, with the
+// coverage the store has once they are in (nil: leave coverage alone).
+type BarBatch struct {
+	Code   market.Code
+	Freq   market.Freq
+	Source string
+	Bars   []market.Bar
+	Cover  *Span
+}
+
+// IngestCounts says what an ingest did.
+type IngestCounts struct {
+	Bars      int // bars offered
+	Written   int // inserted or changed
+	Unchanged int // identical to what was stored: not written at all
+}
+
+func (c *IngestCounts) add(o IngestCounts) {
+	c.Bars += o.Bars
+	c.Written += o.Written
+	c.Unchanged += o.Unchanged
+}
+
+// rowsPerStatement keeps a multi-row INSERT well under SQLite's 32766 bound
+// parameters; about 100 rows per statement is where modernc's insert rate
+// stops improving (reference/libraries.md).
+const rowsPerStatement = 100
+
+const barColumns = 13
+
+// IngestBars stores batches in one transaction: every bar is inserted, or
+// updated when it differs from the stored one, or left alone when it is the
+// same (so a re-import writes nothing), and each batch's coverage is set in
+// the same transaction, so a crash leaves bars and coverage consistent.
+func (s *Store) IngestBars(ctx context.Context, batches []BarBatch) (IngestCounts, error) {
+	var total IngestCounts
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		total = IngestCounts{}
+		stmts := map[int]*sql.Stmt{}
+		defer func() {
+			for _, st := range stmts {
+				st.Close()
+			}
+		}()
+		for _, b := range batches {
+			c, err := ingestBatch(ctx, tx, stmts, b)
+			if err != nil {
+				return err
+			}
+			total.add(c)
+		}
+		return nil
+	})
+	return total, err
+}
+
+func ingestBatch(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, b BarBatch) (IngestCounts, error) {
+	c := IngestCounts{Bars: len(b.Bars)}
+	code, freq := b.Code.String(), FreqMinutes(b.Freq)
+	args := make([]any, 0, rowsPerStatement*barColumns)
+	for start := 0; start < len(b.Bars); start += rowsPerStatement {
+		chunk := b.Bars[start:min(start+rowsPerStatement, len(b.Bars))]
+		stmt, err := upsertStmt(ctx, tx, stmts, len(chunk))
+		if err != nil {
+			return c, err
+		}
+		args = args[:0]
+		for _, x := range chunk {
+			args = append(args, code, freq, x.TS, int(x.Day), toPrice(x.Open), toPrice(x.High), toPrice(x.Low), toPrice(x.Close),
+				x.Volume, x.Amount, nullFloat(x.TurnoverRate), nullFloat(x.LargeOrderNet), b.Source)
+		}
+		res, err := stmt.ExecContext(ctx, args...)
+		if err != nil {
+			return c, classify(err, "insert bars")
+		}
+		n, _ := res.RowsAffected()
+		c.Written += int(n)
+	}
+	c.Unchanged = c.Bars - c.Written
+	if b.Cover != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO bar_coverage(code, freq, first_day, last_day, source, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(code, freq) DO UPDATE SET first_day = excluded.first_day,
+			last_day = excluded.last_day, source = excluded.source, updated_at = excluded.updated_at`,
+			code, freq, int(b.Cover.First), int(b.Cover.Last), b.Source, time.Now().UnixMilli()); err != nil {
+			return c, classify(err, "set coverage")
+		}
+	}
+	return c, nil
+}
+
+// upsertStmt prepares (once per transaction and row count) the multi-row
+// upsert whose DO UPDATE runs only when a value differs: an identical row
+// is neither rewritten nor counted.
+func upsertStmt(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, rows int) (*sql.Stmt, error) {
+	if st, ok := stmts[rows]; ok {
+		return st, nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO bars(code, freq, ts, trade_date, open, high, low, close, volume, amount, turnover_rate,
+		large_order_net, source) VALUES `)
+	for i := range rows {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+	}
+	q.WriteString(` ON CONFLICT(code, freq, ts) DO UPDATE SET trade_date = excluded.trade_date, open = excluded.open,
+		high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume, amount = excluded.amount,
+		turnover_rate = excluded.turnover_rate, large_order_net = excluded.large_order_net, source = excluded.source
+		WHERE trade_date IS NOT excluded.trade_date OR open IS NOT excluded.open OR high IS NOT excluded.high
+		OR low IS NOT excluded.low OR close IS NOT excluded.close OR volume IS NOT excluded.volume
+		OR amount IS NOT excluded.amount OR turnover_rate IS NOT excluded.turnover_rate
+		OR large_order_net IS NOT excluded.large_order_net`)
+	st, err := tx.PrepareContext(ctx, q.String())
+	if err != nil {
+		return nil, classify(err, "prepare bar upsert")
+	}
+	stmts[rows] = st
+	return st, nil
+}
+
+// BarQuery selects one series' bars.
+type BarQuery struct {
+	Code   market.Code
+	Freq   market.Freq
+	FromTS int64 // inclusive; 0: from the first
+	ToTS   int64 // inclusive; 0: to the last
+	Limit  int   // 0: no limit
+	Newest bool  // newest first (with Limit: the last Limit bars)
+}
+
+// Bars reads a series in time order (oldest first unless Newest).
+func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
+	to := q.ToTS
+	if to == 0 {
+		to = math.MaxInt64
+	}
+	order := "ASC"
+	if q.Newest {
+		order = "DESC"
+	}
+	sqlText := fmt.Sprintf(`SELECT ts, trade_date, open, high, low, close, volume, amount, turnover_rate, large_order_net
+		FROM bars WHERE code = ? AND freq = ? AND ts >= ? AND ts <= ? ORDER BY ts %s`, order)
+	args := []any{q.Code.String(), FreqMinutes(q.Freq), q.FromTS, to}
+	if q.Limit > 0 {
+		sqlText += ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	rows, err := s.r.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, classify(err, "read bars")
+	}
+	defer rows.Close()
+	out := make([]market.Bar, 0, max(q.Limit, 16))
+	for rows.Next() {
+		var b market.Bar
+		var day int
+		var o, h, l, c int64
+		var turnover, large sql.NullFloat64
+		if err := rows.Scan(&b.TS, &day, &o, &h, &l, &c, &b.Volume, &b.Amount, &turnover, &large); err != nil {
+			return nil, classify(err, "read bars")
+		}
+		b.Day = market.Day(day)
+		b.Open, b.High, b.Low, b.Close = fromPrice(o), fromPrice(h), fromPrice(l), fromPrice(c)
+		b.TurnoverRate, b.LargeOrderNet = floatOrNaN(turnover), floatOrNaN(large)
+		out = append(out, b)
+	}
+	return out, classify(rows.Err(), "read bars")
+}
+
+// Coverage is the span of days whose bars of a series are complete in the
+// store; ok is false when nothing was ever stored.
+func (s *Store) Coverage(ctx context.Context, code market.Code, freq market.Freq) (span Span, source string, ok bool, err error) {
+	var first, last int
+	err = s.r.QueryRowContext(ctx, `SELECT first_day, last_day, source FROM bar_coverage WHERE code = ? AND freq = ?`,
+		code.String(), FreqMinutes(freq)).Scan(&first, &last, &source)
+	if err == sql.ErrNoRows {
+		return Span{}, "", false, nil
+	}
+	if err != nil {
+		return Span{}, "", false, classify(err, "read coverage")
+	}
+	return Span{First: market.Day(first), Last: market.Day(last)}, source, true, nil
+}
+
+// BarCount counts a series' stored bars (tests and import reports).
+func (s *Store) BarCount(ctx context.Context, code market.Code, freq market.Freq) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM bars WHERE code = ? AND freq = ?`, code.String(), FreqMinutes(freq)).Scan(&n)
+	return n, classify(err, "count bars")
+}
