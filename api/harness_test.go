@@ -17,6 +17,8 @@ import (
 	"mdqs/client"
 	"mdqs/db"
 	"mdqs/db/dbtest"
+	"mdqs/demo"
+	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
@@ -38,6 +40,7 @@ type harness struct {
 	clock *market.FixedClock
 	logs  *bytes.Buffer
 	push2 *upstreamtest.Server // fake EastMoney push2 feeding the ranking
+	demo  *demo.Market         // the source of bars, for comparing answers with it
 }
 
 type harnessOpt func(*auth.Config, *Deps)
@@ -60,6 +63,8 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
 	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
 	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log)
+	var dm *demo.Market
+	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
 	for _, o := range opts {
 		o(&acfg, &deps)
 	}
@@ -73,7 +78,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	s.testRoutes()
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs, push2: push2}
+	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs, push2: push2, demo: dm}
 }
 
 // newMarket is the ranking and movement services on the real push2 client,
@@ -98,6 +103,24 @@ func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar,
 	}
 	t.Cleanup(svc.Close)
 	return svc, movement.NewService(col, store, cal, clock, window), func() []upstream.Status { return []upstream.Status{p2.Status()} }
+}
+
+// newKlines is the K-line service on a small demo market with the pinned
+// clock: a real, deterministic source of bars and intraday series.
+func newKlines(t testing.TB, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*kline.Service, *kline.Pager, *demo.Market) {
+	dm, err := demo.New(demo.Config{Seed: 7, Stocks: 300, Industries: 20, Concepts: 40, Calendar: cal}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
+	in := kline.NewIntraday(dm, cal, window, clock, kline.IntradayConfig{MaxWatched: 50, RefreshAge: time.Minute})
+	svc := kline.NewService(store, dm, "demo", in, cal, clock, kline.Config{Window: window}, log)
+	pager, err := kline.NewPager(svc, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pager.Close)
+	return svc, pager, dm
 }
 
 // testRoutes adds endpoints that exercise the middleware in ways the real

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"mdqs/market"
 )
@@ -128,4 +129,66 @@ func (q *query) float(name string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// instant reads a time bound: YYYY-MM-DD, YYYYMMDD, "YYYY-MM-DD HH:MM" or
+// "YYYY-MM-DD HH:MM:SS", Asia/Shanghai. A bare date means the start of the
+// day, or its last second when endOfDay is set (so end=2026-11-20 includes
+// that day). Absent gives ok = false.
+func (q *query) instant(name string, endOfDay bool) (time.Time, bool) {
+	s := q.str(name)
+	if s == "" {
+		if q.has(name) {
+			q.fail("", "%s must be YYYY-MM-DD, YYYYMMDD or YYYY-MM-DD HH:MM:SS", name)
+		}
+		return time.Time{}, false
+	}
+	if d, err := market.ParseDay(s); err == nil {
+		if endOfDay {
+			return d.At(23, 59, 59), true
+		}
+		return d.Start(), true
+	}
+	for _, layout := range []string{time.DateTime, "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, market.Shanghai()); err == nil {
+			return t, true
+		}
+	}
+	q.fail("", "%s must be YYYY-MM-DD, YYYYMMDD or YYYY-MM-DD HH:MM:SS, got %q", name, s)
+	return time.Time{}, false
+}
+
+// code reads a security code in any form market.ParseCode accepts;
+// required reports a missing one.
+func (q *query) code(name string, required bool) (market.Code, bool) {
+	s := q.str(name)
+	if s == "" {
+		if required || q.has(name) {
+			q.fail("", "%s is required: a security code such as 600519.SH, sh600519 or 600519", name)
+		}
+		return market.Code{}, false
+	}
+	c, err := market.ParseCode(s)
+	if err != nil {
+		q.fail("", "%s: %v", name, err)
+		return market.Code{}, false
+	}
+	return c, true
+}
+
+// freq reads D, 1m or 5m (required when def is "").
+func (q *query) freq(name string, def market.Freq) market.Freq {
+	s := q.str(name)
+	if s == "" {
+		if def == "" {
+			q.fail("", "%s is required: D, 1m or 5m", name)
+		}
+		return def
+	}
+	f, err := market.ParseFreq(s)
+	if err != nil {
+		q.fail("", "%s: %v", name, err)
+		return def
+	}
+	return f
 }

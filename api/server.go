@@ -13,6 +13,7 @@ import (
 	"mdqs/cache"
 	"mdqs/db"
 	"mdqs/jobs"
+	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
@@ -25,6 +26,8 @@ type Deps struct {
 	Store        *db.Store
 	Rankings     *ranking.Service
 	Movements    *movement.Service
+	Klines       *kline.Service
+	Pager        *kline.Pager
 	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
@@ -114,6 +117,13 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.handleBoards(market.Concept))
 	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.handleMovements)
 	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.handleMovementEvents)
+
+	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.handleKline)
+	s.protected(http.MethodGet, "/v1/api/kline/with_realtime", auth.ScopeKline, s.handleKlineWithRealtime)
+	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.handleIntraday)
+	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.handleMACDBS)
+	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.handleMicroMomentum)
+	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.handleChipMetrics)
 
 	s.infoRoutes()
 }

@@ -1,0 +1,177 @@
+package api
+
+import (
+	"cmp"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"mdqs/indicator"
+	"mdqs/kline"
+	"mdqs/market"
+)
+
+func timeOf(ts int64) time.Time { return time.Unix(ts, 0) }
+
+// round4 keeps indicator and ratio values to 4 decimals: more digits are
+// float noise to a chart and cost bytes on the wire.
+func round4(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	return math.Round(v*1e4) / 1e4
+}
+
+// klineRequest is the parameters of GET /v1/api/kline.
+type klineRequest struct {
+	code       market.Code
+	freq       market.Freq
+	from, to   time.Time
+	fields     []string
+	indicators []indicator.Spec
+}
+
+// parseFields reads a fields subset; absent is every field.
+func parseFields(q *query) []string {
+	s := q.str("fields")
+	if s == "" {
+		return barFields
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ToLower(f))
+		switch {
+		case f == "" || f == "trade_date" || f == "ts" || f == "time":
+			continue // always present
+		case !slices.Contains(barFields, f):
+			q.fail("", "unknown field %q in fields (known: %s; trade_date, ts and time are always present)", f, strings.Join(barFields, ","))
+			return nil
+		case !slices.Contains(out, f):
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (s *Server) parseKline(r *http.Request) (klineRequest, error) {
+	q := newQuery(r)
+	var k klineRequest
+	k.code, _ = q.code("code", true)
+	k.freq = q.freq("freq", "")
+	from, hasFrom := q.instant("start", false)
+	to, hasTo := q.instant("end", true)
+	if !hasFrom && q.Err() == nil {
+		q.fail("", "start is required: YYYY-MM-DD, YYYYMMDD or YYYY-MM-DD HH:MM:SS")
+	}
+	if !hasTo && q.Err() == nil {
+		q.fail("", "end is required: YYYY-MM-DD, YYYYMMDD or YYYY-MM-DD HH:MM:SS")
+	}
+	k.from, k.to = from, to
+	switch adj := strings.ToLower(q.str("adj")); adj {
+	case "", "none":
+	case "qfq", "hfq":
+		// Price adjustment needs dividend data the service does not hold;
+		// spec 4.5 answers a parameter error.
+		q.fail("parameter error", "adj=%s is not supported: bars are unadjusted (adj=none)", adj)
+	default:
+		q.fail("", "adj must be none, got %q", adj)
+	}
+	k.fields = parseFields(q)
+	if err := q.Err(); err != nil {
+		return k, err
+	}
+	specs, err := indicator.ParseList(q.str("indicators"))
+	if err != nil {
+		return k, err
+	}
+	k.indicators = specs
+	if k.from.After(k.to) {
+		return k, market.Errorf(market.KindInvalid, "start %s is after end %s", market.FormatTime(k.from), market.FormatTime(k.to))
+	}
+	return k, nil
+}
+
+// warmup moves a range's start back far enough to hold n earlier bars of a
+// frequency (indicator warm-up, and the previous close for pct).
+func (s *Server) warmup(from time.Time, freq market.Freq, n int) time.Time {
+	days := n
+	switch freq {
+	case market.Min1:
+		days = n/240 + 1
+	case market.Min5:
+		days = n/48 + 1
+	}
+	d := market.DayOf(from)
+	for range days + 1 {
+		d = s.Calendar.Prev(d)
+	}
+	return d.Start()
+}
+
+// handleKline is GET /v1/api/kline: final bars from the store (fetched where
+// the store lacks them), today's forming bars joined from the in-memory
+// 1-minute series, the chosen fields and indicators.
+func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.parseKline(r)
+	if err != nil {
+		return err
+	}
+	look := indicator.Lookback(k.indicators) + 1
+	ser, err := s.Klines.Series(r.Context(), k.code, k.freq, kline.Range{From: s.warmup(k.from, k.freq, look), To: k.to})
+	if err != nil {
+		return err
+	}
+	first := sort0(ser.Bars, k.from.Unix())
+	cols, err := indicator.Eval(ser.Bars, k.indicators)
+	if err != nil {
+		return err
+	}
+	for i := range cols {
+		cols[i].Values = cols[i].Values[first:]
+	}
+	prev := market.Unknown()
+	if first > 0 {
+		prev = ser.Bars[first-1].Close
+	}
+	bars := ser.Bars[first:]
+	provFrom := len(bars) - min(ser.Provisional, len(bars))
+	b := make([]byte, 0, 256+len(bars)*(160+24*len(cols)))
+	b = append(b, `{"code":1,"message":"OK","data":{"code":"`...)
+	b = append(b, k.code.String()...)
+	b = append(b, `","freq":"`...)
+	b = append(b, k.freq...)
+	b = append(b, `","adj":"none","count":`...)
+	b = strconv.AppendInt(b, int64(len(bars)), 10)
+	b = append(b, `,"final_through":"`...)
+	b = append(b, ser.FinalThrough.String()...)
+	b = append(b, `","provisional_rows":`...)
+	b = strconv.AppendInt(b, int64(len(bars)-provFrom), 10)
+	b = append(b, `,"realtime_as_of":`...)
+	if ser.Provisional > 0 {
+		b = market.AppendJSONString(b, market.FormatTime(ser.RealtimeAsOf))
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"indicators":[`...)
+	for i, c := range cols {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = market.AppendJSONString(b, c.Name)
+	}
+	b = append(b, `],"rows":`...)
+	b = appendRows(b, rowSet{bars: bars, prevClose: prev, fields: k.fields, columns: cols,
+		provisional: func(i int) bool { return i >= provFrom }})
+	b = append(b, "}}\n"...)
+	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	return nil
+}
+
+// sort0 is the index of the first bar at or after ts.
+func sort0(bars []market.Bar, ts int64) int {
+	i, _ := slices.BinarySearchFunc(bars, ts, func(b market.Bar, t int64) int { return cmp.Compare(b.TS, t) })
+	return i
+}

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"strconv"
+
+	"mdqs/indicator"
+	"mdqs/market"
+)
+
+// barFields are the selectable fields of a K-line row; trade_date, ts and
+// provisional are always present.
+var barFields = []string{"open", "high", "low", "close", "volume", "amount", "pct", "turnover_rate", "large_order_net"}
+
+// rowSet is bars ready to encode: the bars, the indicator columns aligned
+// with them, and extra per-row values (trend_strength).
+type rowSet struct {
+	bars        []market.Bar
+	prevClose   float64 // the close before the first bar (NaN: unknown), for pct
+	fields      []string
+	columns     []indicator.Column
+	extra       []indicator.Column
+	provisional func(i int) bool
+	// newestFirst: the bars run newest first, so a bar's previous close is
+	// the next bar's, and prevClose is the close of the bar older than the
+	// last one.
+	newestFirst bool
+}
+
+// appendRows writes the rows as a JSON array, by hand: 250 rows with
+// indicators are on the K-line hot path, and unknown values (NaN) must be
+// null, which encoding/json refuses.
+func appendRows(b []byte, rs rowSet) []byte {
+	b = append(b, '[')
+	prev := rs.prevClose
+	for i, bar := range rs.bars {
+		if rs.newestFirst {
+			prev = rs.prevClose
+			if i+1 < len(rs.bars) {
+				prev = rs.bars[i+1].Close
+			}
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"trade_date":"`...)
+		b = append(b, bar.Day.String()...)
+		b = append(b, `","ts":`...)
+		b = strconv.AppendInt(b, bar.TS, 10)
+		b = append(b, `,"time":"`...)
+		b = append(b, market.FormatTime(timeOf(bar.TS))...)
+		b = append(b, '"')
+		for _, f := range rs.fields {
+			b = append(b, ',', '"')
+			b = append(b, f...)
+			b = append(b, '"', ':')
+			switch f {
+			case "open":
+				b = market.AppendJSONFloat(b, bar.Open)
+			case "high":
+				b = market.AppendJSONFloat(b, bar.High)
+			case "low":
+				b = market.AppendJSONFloat(b, bar.Low)
+			case "close":
+				b = market.AppendJSONFloat(b, bar.Close)
+			case "volume":
+				b = strconv.AppendInt(b, bar.Volume, 10)
+			case "amount":
+				b = market.AppendJSONFloat(b, bar.Amount)
+			case "pct":
+				pct := market.Unknown()
+				if prev > 0 {
+					pct = round4((bar.Close/prev - 1) * 100)
+				}
+				b = market.AppendJSONFloat(b, pct)
+			case "turnover_rate":
+				b = market.AppendJSONFloat(b, bar.TurnoverRate)
+			case "large_order_net":
+				b = market.AppendJSONFloat(b, bar.LargeOrderNet)
+			}
+		}
+		for _, cols := range [][]indicator.Column{rs.columns, rs.extra} {
+			for _, c := range cols {
+				b = append(b, ',', '"')
+				b = append(b, c.Name...)
+				b = append(b, '"', ':')
+				b = market.AppendJSONFloat(b, round4(c.Values[i]))
+			}
+		}
+		b = append(b, `,"provisional":`...)
+		b = strconv.AppendBool(b, rs.provisional != nil && rs.provisional(i))
+		b = append(b, '}')
+		prev = bar.Close
+	}
+	return append(b, ']')
+}

@@ -1,0 +1,140 @@
+package kline
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"mdqs/cache"
+	"mdqs/db"
+	"mdqs/market"
+)
+
+// ScreenSize is how many newest bars the first-screen cache holds (spec 8:
+// at most 100 entries on page 1).
+const ScreenSize = 100
+
+// screen is a series' newest bars, newest first, as one consistent view:
+// later pages continue strictly before its oldest bar, so page 1 from the
+// cache and page 2 from SQLite meet without a gap or a duplicate.
+type screen struct {
+	bars        []market.Bar // newest first
+	provisional int          // the first provisional bars are forming
+	asOf        time.Time
+	built       time.Time
+}
+
+// Pager serves a series newest first, page by page.
+type Pager struct {
+	svc   *Service
+	cache *cache.Cache[*screen]
+	ttl   time.Duration
+	depth map[market.Freq]int // trade days of history to make sure of
+}
+
+// NewPager caches first screens for ttl (the intraday refresh age: a
+// screen is as fresh as the series it shows).
+func NewPager(svc *Service, ttl time.Duration) (*Pager, error) {
+	c, err := cache.New[*screen](cache.Config{Name: "kline-first-screen", MaxCost: 4096, Entries: 4096})
+	if err != nil {
+		return nil, err
+	}
+	return &Pager{svc: svc, cache: c, ttl: ttl,
+		depth: map[market.Freq]int{market.Daily: 250, market.Min5: 5, market.Min1: 5}}, nil
+}
+
+// Close releases the cache.
+func (p *Pager) Close() { p.cache.Close() }
+
+// CacheStats reports the first-screen cache's counters.
+func (p *Pager) CacheStats() cache.Stats { return p.cache.Stats() }
+
+// Page is one page of a series, newest first.
+type Page struct {
+	Bars        []market.Bar // newest first
+	Provisional int          // how many of the first bars are forming
+	FromCache   bool
+	AsOf        time.Time // the first screen's build time
+	Context     []market.Bar
+}
+
+// Get returns page n (from 1) of size bars, newest first, plus up to
+// contextBars older bars after it (for indicators over the page's rows).
+func (p *Pager) Get(ctx context.Context, code market.Code, freq market.Freq, n, size, contextBars int) (Page, error) {
+	key := code.String() + "/" + string(freq)
+	now := p.svc.clock.Now()
+	scr, hit := p.cache.Get(key)
+	if hit && now.Sub(scr.built) >= p.ttl {
+		hit = false
+	}
+	if !hit {
+		var err error
+		if scr, err = p.build(ctx, code, freq); err != nil {
+			return Page{}, err
+		}
+		p.cache.SetSync(key, scr, 1, p.ttl) // the next request must find it
+	}
+	offset := (n - 1) * size
+	want := size + contextBars
+	out := Page{FromCache: hit, AsOf: scr.built}
+	var rows []market.Bar
+	if offset < len(scr.bars) {
+		rows = append(rows, scr.bars[offset:min(len(scr.bars), offset+want)]...)
+		out.Provisional = max(0, min(scr.provisional-offset, len(rows)))
+	}
+	if len(rows) < want && len(scr.bars) == ScreenSize {
+		// Continue strictly before the screen's oldest bar.
+		skip := max(0, offset-len(scr.bars))
+		older, err := p.svc.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, ToTS: scr.bars[len(scr.bars)-1].TS - 1,
+			Newest: true, Limit: skip + want - len(rows)})
+		if err != nil {
+			return Page{}, err
+		}
+		if skip < len(older) {
+			rows = append(rows, older[skip:]...)
+		}
+	}
+	cut := min(size, len(rows))
+	out.Bars, out.Context = rows[:cut], rows[cut:]
+	return out, nil
+}
+
+// build makes a series' first screen: the newest bars, provisional ones of
+// the running session first, then final ones from the store (making sure the
+// store holds a default depth of history).
+func (p *Pager) build(ctx context.Context, code market.Code, freq market.Freq) (*screen, error) {
+	last := p.svc.LastCompleteDay()
+	from := last
+	for range p.depth[freq] - 1 {
+		from = p.svc.cal.Prev(from)
+	}
+	to := last
+	if live := p.svc.liveDay(); live != 0 {
+		to = live
+	}
+	ser, err := p.svc.Series(ctx, code, freq, Range{From: from.Start(), To: to.At(23, 59, 59)})
+	if err != nil {
+		return nil, err
+	}
+	bars := ser.Bars
+	if len(bars) < ScreenSize {
+		// The default depth is short of a screen (minute bars of few days):
+		// top up from whatever older bars the store has.
+		var before int64 = 1<<62 - 1
+		if len(bars) > 0 {
+			before = bars[0].TS - 1
+		}
+		older, err := p.svc.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, ToTS: before, Newest: true, Limit: ScreenSize - len(bars)})
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(older)
+		bars = append(older, bars...)
+	}
+	if len(bars) > ScreenSize {
+		bars = bars[len(bars)-ScreenSize:]
+	}
+	newest := slices.Clone(bars)
+	slices.Reverse(newest)
+	return &screen{bars: newest, provisional: min(ser.Provisional, len(newest)), asOf: ser.RealtimeAsOf, built: p.svc.clock.Now()}, nil
+}

@@ -1,0 +1,228 @@
+package kline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"mdqs/db"
+	"mdqs/market"
+	"mdqs/upstream"
+)
+
+// Config bounds the service.
+type Config struct {
+	Window  market.Window // the trading window (the close is its end)
+	MaxRows int           // rows one request may ask for
+}
+
+// Service reads bars through the store, fetching from the source only the
+// days the store does not cover yet.
+type Service struct {
+	store    *db.Store
+	src      BarSource
+	srcName  string
+	intraday *Intraday
+	cal      *market.Calendar
+	clock    market.Clock
+	cfg      Config
+	log      *slog.Logger
+	flight   singleflight.Group
+}
+
+func NewService(store *db.Store, src BarSource, srcName string, intraday *Intraday, cal *market.Calendar, clock market.Clock, cfg Config, log *slog.Logger) *Service {
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = 20_000
+	}
+	return &Service{store: store, src: src, srcName: srcName, intraday: intraday, cal: cal, clock: clock, cfg: cfg, log: log}
+}
+
+// Intraday is the in-memory series of the latest sessions.
+func (s *Service) Intraday() *Intraday { return s.intraday }
+
+// LastCompleteDay is the newest day whose bars are final: today once its
+// close has passed on a trading day, else the trading day before.
+func (s *Service) LastCompleteDay() market.Day {
+	now := s.clock.Now()
+	today := market.DayOf(now)
+	if s.cal.IsTradingDay(today) && !now.Before(s.cfg.Window.End.On(today)) {
+		return today
+	}
+	return s.cal.Prev(today)
+}
+
+// liveDay is the trading day whose session is running now (0 if none):
+// between its open and its close, when its bars are still forming.
+func (s *Service) liveDay() market.Day {
+	now := s.clock.Now()
+	today := market.DayOf(now)
+	if s.cal.IsTradingDay(today) && !now.Before(today.At(9, 30, 0)) && now.Before(s.cfg.Window.End.On(today)) {
+		return today
+	}
+	return 0
+}
+
+// Estimate is an upper bound of the rows a range holds, to refuse a request
+// before fetching anything for it.
+func (s *Service) Estimate(freq market.Freq, from, to market.Day) int {
+	days := len(s.cal.Between(from, to))
+	switch freq {
+	case market.Min1:
+		return days * 241
+	case market.Min5:
+		return days * 49
+	}
+	return days
+}
+
+// Stored returns the final bars of [from, to], fetching from the source the
+// days the store does not cover.
+func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+	to = min(to, s.LastCompleteDay())
+	if to < from {
+		return nil, nil
+	}
+	if err := s.Ensure(ctx, code, freq, from, to); err != nil {
+		return nil, err
+	}
+	return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: from.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
+}
+
+// Ensure makes the store cover [from, to] for a series, fetching the days
+// outside its coverage (before and after it) and widening the coverage in
+// the same transaction as the bars. Concurrent calls for a series share one
+// fetch.
+func (s *Service) Ensure(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) error {
+	key := fmt.Sprintf("%v/%s/%d/%d", code, freq, from, to)
+	_, err, _ := s.flight.Do(key, func() (any, error) {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		cov, _, ok, err := s.store.Coverage(fctx, code, freq)
+		if err != nil {
+			return nil, err
+		}
+		for _, gap := range gaps(cov, ok, from, to) {
+			if err := s.fetch(fctx, code, freq, gap, cov, ok); err != nil {
+				return nil, err
+			}
+			cov, _, ok, err = s.store.Coverage(fctx, code, freq)
+			if err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	return err
+}
+
+// gaps are the parts of [from, to] outside the coverage.
+func gaps(cov db.Span, ok bool, from, to market.Day) []db.Span {
+	if !ok {
+		return []db.Span{{First: from, Last: to}}
+	}
+	var out []db.Span
+	if from < cov.First {
+		out = append(out, db.Span{First: from, Last: min(to, cov.First.AddDays(-1))})
+	}
+	if to > cov.Last {
+		out = append(out, db.Span{First: max(from, cov.Last.AddDays(1)), Last: to})
+	}
+	return out
+}
+
+func (s *Service) fetch(ctx context.Context, code market.Code, freq market.Freq, span db.Span, cov db.Span, covered bool) error {
+	bars, err := s.src.Klines(ctx, code, freq, span.First, span.Last)
+	switch k := upstream.KindOf(err); {
+	case err == nil:
+	case market.KindOf(err) == market.KindNotFound || market.KindOf(err) == market.KindInvalid:
+		return err
+	case k == upstream.KindRC || k == upstream.KindEmpty:
+		// push2his answers an unknown security with rc=100 / no data.
+		return market.Wrap(market.KindNotFound, err, "%s has no %s bars of %v", s.srcName, freq, code)
+	default:
+		return market.Wrap(market.KindUnavailable, err, "%s bars of %v: %v", s.srcName, code, err)
+	}
+	merged := s.merge(cov, covered, span)
+	_, err = s.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: freq, Source: s.srcName, Bars: bars, Cover: &merged}})
+	return err
+}
+
+// merge widens a coverage by a fetched span when the two touch (no trading
+// day between them); otherwise the later span wins, since recent days are
+// what queries ask for most.
+func (s *Service) merge(cov db.Span, covered bool, span db.Span) db.Span {
+	if !covered {
+		return span
+	}
+	touches := span.First <= s.cal.Next(cov.Last) && span.Last >= s.cal.Prev(cov.First)
+	if touches {
+		return db.Span{First: min(cov.First, span.First), Last: max(cov.Last, span.Last)}
+	}
+	if span.Last > cov.Last {
+		return span
+	}
+	return cov
+}
+
+// Series is a joined series with where its rows came from.
+type Series struct {
+	Bars         []market.Bar
+	Provisional  int        // the last Provisional bars are today's, still forming
+	FinalThrough market.Day // the last day whose bars are final
+	RealtimeAsOf time.Time  // when the provisional bars were fetched (zero if none)
+}
+
+// Stored counts the final rows.
+func (s Series) Stored() int { return len(s.Bars) - s.Provisional }
+
+// Range is a request's span of instants, both ends included.
+type Range struct {
+	From, To time.Time
+}
+
+// Series returns the bars between two instants: final bars from the store
+// and, when the range reaches into a session that is running, that
+// session's bars so far from the in-memory 1-minute series (a daily bar
+// built from it for D), each after the last final bar, so the seam holds
+// no duplicate.
+func (s *Service) Series(ctx context.Context, code market.Code, freq market.Freq, r Range) (Series, error) {
+	from, to := market.DayOf(r.From), market.DayOf(r.To)
+	if n := s.Estimate(freq, from, to); n > s.cfg.MaxRows {
+		return Series{}, market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; at most %d per request: narrow start/end", n, freq, s.cfg.MaxRows)
+	}
+	out := Series{FinalThrough: min(to, s.LastCompleteDay())}
+	stored, err := s.Stored(ctx, code, freq, from, to)
+	if err != nil {
+		return Series{}, err
+	}
+	for _, b := range stored {
+		if b.TS >= r.From.Unix() && b.TS <= r.To.Unix() {
+			out.Bars = append(out.Bars, b)
+		}
+	}
+	live := s.liveDay()
+	if live == 0 || live < from || live > to {
+		return out, nil
+	}
+	sess, err := s.intraday.Get(ctx, code)
+	if err != nil {
+		return Series{}, err
+	}
+	var lastTS int64
+	if n := len(out.Bars); n > 0 {
+		lastTS = out.Bars[n-1].TS
+	}
+	for _, b := range Aggregate(sess.Day(live), freq) {
+		if b.TS > lastTS && b.TS >= r.From.Unix() && b.TS <= r.To.Unix() {
+			out.Bars = append(out.Bars, b)
+			out.Provisional++
+		}
+	}
+	if out.Provisional > 0 {
+		out.RealtimeAsOf = sess.Fetched
+	}
+	return out, nil
+}
