@@ -31,12 +31,12 @@ import (
 	"mdqs/cli"
 	"mdqs/config"
 	"mdqs/db"
-	"mdqs/demo"
 	"mdqs/jobs"
+	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
-	"mdqs/upstream"
+	"mdqs/sources"
 )
 
 //go:embed schema.sql
@@ -161,13 +161,13 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	if err != nil {
 		return err
 	}
-	src, err := newSources(cfg, cal, clock)
+	src, err := sources.New(cfg, cal, clock)
 	if err != nil {
 		return err
 	}
 	window := cfg.Market.Window()
 	soft := time.Duration(cfg.Market.BoardsTop50RefreshMS) * time.Millisecond
-	collector := board.NewCollector(store, src.sectors, clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
+	collector := board.NewCollector(store, src.Sectors(), clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
 	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
 		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
 	collector.Observe(detector.Observe)
@@ -189,6 +189,17 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	defer rankings.Close()
 
+	klines, pager, err := newKlines(cfg, store, src, cal, clock, log)
+	if err != nil {
+		return err
+	}
+	defer pager.Close()
+	klineEOD, _ := market.ParseTimeOfDay(cfg.Kline.EODAt)
+	eodCfg := kline.EODConfig{}
+	if src.IsDemo() {
+		eodCfg.SeedDays = cfg.Demo.HistoryDays
+	}
+
 	runner := jobs.NewRunner(log, clock)
 	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := authSvc.PurgeExpired(ctx); return err }})
@@ -196,6 +207,11 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: rankings.Collect})
 	runner.Add(jobs.Job{Name: "end-of-day", Interval: time.Minute, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := rankings.EndOfDay(ctx); return err }})
+	runner.Add(jobs.Job{Name: "intraday-refresh", Interval: cfg.Kline.Refresh.Duration,
+		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: klines.Intraday().Refresh})
+	runner.Add(jobs.Job{Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
+		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
+		Run:  func(ctx context.Context) error { return klines.EndOfDay(ctx, src.Quotes(), eodCfg) }})
 	runner.Add(jobs.Job{Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
 			_, err := store.PruneSnapshots(ctx, market.DayOf(clock.Now()).AddDays(-cfg.Market.SnapshotRetentionDays))
@@ -203,10 +219,11 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		}})
 
 	srv := api.New(api.Deps{
-		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Calendar: cal, Jobs: runner, Log: log, Clock: clock,
+		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager,
+		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
-		CacheStats: []func() cache.Stats{rankings.CacheStats},
-		Sources:    src.statuses, SourceMode: cfg.Sources.Default,
+		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
+		Sources:    src.Statuses, SourceMode: cfg.Sources.Default,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -274,55 +291,20 @@ func loadCalendar(ctx context.Context, cfg config.Config, store *db.Store) (*mar
 	return cal, cal.Add(days)
 }
 
-// sources are the upstream clients and the demo market.
-type sources struct {
-	sectors  map[string]board.SectorSource
-	push2    *upstream.Push2
-	push2his *upstream.Push2His
-	akshare  *upstream.AKShare
-	demo     *demo.Market
-}
-
-func (s *sources) statuses() []upstream.Status {
-	return []upstream.Status{s.push2.Status(), s.push2his.Status(), s.akshare.Status()}
-}
-
-// newSources builds every client; they dial nothing until first used, so a
-// demo configuration never reaches the network.
-func newSources(cfg config.Config, cal *market.Calendar, clock market.Clock) (*sources, error) {
-	lims := upstream.NewLimiters()
-	def := upstream.DefaultConfig()
-	p2cfg := def.Push2
-	p2cfg.SourceConfig = upstreamConfig(cfg.Sources.Push2, def.Push2.SourceConfig)
-	s := &sources{sectors: map[string]board.SectorSource{}}
-	var err error
-	if s.push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
-		return nil, err
+// newKlines builds the K-line service on the configured sources.
+func newKlines(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*kline.Service, *kline.Pager, error) {
+	window := cfg.Market.Window()
+	watch := make([]market.Code, 0, len(cfg.Kline.Watch))
+	for _, c := range cfg.Kline.Watch {
+		code, _ := market.ParseCode(c) // validated with the configuration
+		watch = append(watch, code)
 	}
-	if s.push2his, err = upstream.NewPush2His(upstreamConfig(cfg.Sources.Push2His, def.Push2His), lims, clock); err != nil {
-		return nil, err
-	}
-	if s.akshare, err = upstream.NewAKShare(upstreamConfig(cfg.Sources.AKShare, def.AKShare), lims, clock); err != nil {
-		return nil, err
-	}
-	s.sectors[board.SourcePush2], s.sectors[board.SourceAKShare] = s.push2, s.akshare
-	if cfg.Demo.Enabled {
-		if s.demo, err = demo.New(demo.Config{Seed: cfg.Demo.Seed, Stocks: cfg.Demo.Stocks, Industries: cfg.Demo.Industries,
-			Concepts: cfg.Demo.Concepts, Calendar: cal}, clock); err != nil {
-			return nil, err
-		}
-		s.sectors[board.SourceDemo] = s.demo
-	}
-	return s, nil
-}
-
-func upstreamConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
-	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
-	base.Retries = u.Retries
-	if u.Retries == 0 {
-		base.Retries = -1 // the client reads 0 as "its default"; here 0 means none
-	}
-	return base
+	intraday := kline.NewIntraday(src.Trends(), cal, window, clock,
+		kline.IntradayConfig{Watch: watch, MaxWatched: cfg.Kline.MaxWatched, RefreshAge: cfg.Kline.Refresh.Duration})
+	bars, name := src.Bars()
+	svc := kline.NewService(store, bars, name, intraday, cal, clock, kline.Config{Window: window, MaxRows: cfg.Kline.MaxRows}, log)
+	pager, err := kline.NewPager(svc, cfg.Kline.Refresh.Duration)
+	return svc, pager, err
 }
 
 // seedDemo applies demo mode: the well-known demo client exists only while

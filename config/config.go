@@ -31,6 +31,7 @@ type Config struct {
 	HotRank HotRank `toml:"hot_rank"`
 	News    News    `toml:"news"`
 	Finance Finance `toml:"finance"`
+	Kline   Kline   `toml:"kline"`
 	Cache   Cache   `toml:"cache"`
 	Demo    Demo    `toml:"demo"`
 	Log     Log     `toml:"log"`
@@ -118,6 +119,21 @@ type Auth struct {
 	RevocationCheck Duration `toml:"revocation_check"`
 }
 
+// Kline configures bars and the intraday series.
+type Kline struct {
+	// Watch lists codes whose intraday 1-minute series is always kept and
+	// refreshed; codes asked for are added on the fly up to MaxWatched.
+	Watch      []string `toml:"watch"`
+	MaxWatched int      `toml:"max_watched"`
+	// Refresh is how old an intraday series may get inside the window.
+	Refresh Duration `toml:"refresh"`
+	// MaxRows bounds the rows of one K-line request.
+	MaxRows int `toml:"max_rows"`
+	// EODAt is when the end-of-day job stores today's bars and derives the
+	// daily signals and chip metrics.
+	EODAt string `toml:"eod_at"`
+}
+
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
 }
@@ -128,6 +144,9 @@ type Demo struct {
 	Stocks     int   `toml:"stocks"`
 	Industries int   `toml:"industries"`
 	Concepts   int   `toml:"concepts"`
+	// HistoryDays is how many trade days of daily bars the end-of-day job
+	// makes sure every demo stock has, so signals, chips and screens work.
+	HistoryDays int `toml:"history_days"`
 }
 
 type Log struct {
@@ -178,7 +197,8 @@ func Default() Config {
 			AKShare:  Upstream{BaseURL: "http://127.0.0.1:8081", Timeout: Duration{60 * time.Second}, Retries: 2, Rate: 1, Burst: 2},
 		},
 		Cache: Cache{MaxBytes: 256 << 20},
-		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450},
+		Kline: Kline{Watch: []string{}, MaxWatched: 200, Refresh: Duration{time.Minute}, MaxRows: 20_000, EODAt: "15:10"},
+		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450, HistoryDays: 130},
 		Log:   Log{Level: "info", Format: "text"},
 	}
 	defaultInfo(&c)
@@ -368,6 +388,26 @@ func (c Config) Validate() error {
 	if c.Demo.Stocks < 50 || c.Demo.Stocks > 10_000 || c.Demo.Industries < 5 || c.Demo.Industries > 200 ||
 		c.Demo.Concepts < 5 || c.Demo.Concepts > 1000 {
 		bad("demo", "want 50..10000 stocks, 5..200 industries and 5..1000 concepts")
+	}
+	for _, code := range c.Kline.Watch {
+		if _, err := market.ParseCode(code); err != nil {
+			bad("kline.watch", "%v", err)
+		}
+	}
+	if c.Kline.MaxWatched < 1 || c.Kline.MaxWatched > 5000 {
+		bad("kline.max_watched", "want 1..5000, got %d", c.Kline.MaxWatched)
+	}
+	if c.Kline.Refresh.Duration < 5*time.Second {
+		bad("kline.refresh", "want at least 5s")
+	}
+	if c.Kline.MaxRows < 100 || c.Kline.MaxRows > 1_000_000 {
+		bad("kline.max_rows", "want 100..1000000, got %d", c.Kline.MaxRows)
+	}
+	if _, err := market.ParseTimeOfDay(c.Kline.EODAt); err != nil {
+		bad("kline.eod_at", "%v", err)
+	}
+	if c.Demo.HistoryDays < 0 || c.Demo.HistoryDays > 2500 {
+		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)
 	}
 	c.validateInfo(bad)
 	if c.Cache.MaxBytes < 1<<20 {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,6 +69,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[market]\nboards_top50_refresh_ms = 90000000", "market.boards_top50_refresh_ms"},
 		{"[sources]\ndefault = \"sina\"", "sources.default"},
 		{"[market]\nmovement_pct = 0", "market.movement_pct"},
+		{"[kline]\nwatch = [\"6005\"]", "kline.watch"},
+		{"[kline]\neod_at = \"3pm\"", "kline.eod_at"},
 		{"[market]\nmovement_speed_window = \"10s\"", "market.movement_speed_window"},
 		{"[sources]\ndefault = \"demo\"", "sources.default"},
 		{"[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
@@ -101,7 +104,7 @@ func TestShippedConfigIsTheDefault(t *testing.T) {
 	want := Default()
 	want.Demo.Enabled = true
 	want.Sources.Default = "demo"
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config.toml = %+v\nwant defaults %+v", cfg, want)
 	}
 }

@@ -27,8 +27,7 @@ type EODConfig struct {
 	SeedDays int
 }
 
-// EndOfDay makes the last complete day final in the store, once its close
-// has passed:
+// EndOfDay makes the last complete day final in the store:
 //  1. today's 1-minute and 5-minute bars of the watched codes, from the
 //     in-memory series fetched after the close;
 //  2. today's daily bar of every stock, from the quote list at the close
@@ -38,10 +37,9 @@ type EODConfig struct {
 // It is idempotent: bars already stored are not rewritten, and a day whose
 // derived metrics exist is not derived again.
 func (s *Service) EndOfDay(ctx context.Context, quotes QuoteSource, cfg EODConfig) error {
+	// The last complete day: today after its close, else the session
+	// before (which a service that was down at that close still owes).
 	day := s.LastCompleteDay()
-	if day != market.DayOf(s.clock.Now()) {
-		return nil // before today's close: yesterday was finalised at its own close
-	}
 	done, err := s.store.HasDerived(ctx, day)
 	if err != nil || done {
 		return err

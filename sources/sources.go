@@ -1,0 +1,103 @@
+// Package sources builds the configured market-data sources (the EastMoney
+// and AKTools clients, and the demo market) once, for the server and for the
+// command-line tools, and hands each consumer the interface it needs.
+package sources
+
+import (
+	"mdqs/board"
+	"mdqs/config"
+	"mdqs/demo"
+	"mdqs/kline"
+	"mdqs/market"
+	"mdqs/upstream"
+)
+
+// Set is every source of one configuration. The clients dial nothing until
+// first used, so a demo configuration never reaches the network.
+type Set struct {
+	Mode     string // sources.default
+	Push2    *upstream.Push2
+	Push2His *upstream.Push2His
+	AKShare  *upstream.AKShare
+	Demo     *demo.Market // nil unless demo.enabled
+}
+
+func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, error) {
+	lims := upstream.NewLimiters()
+	def := upstream.DefaultConfig()
+	p2cfg := def.Push2
+	p2cfg.SourceConfig = upstreamConfig(cfg.Sources.Push2, def.Push2.SourceConfig)
+	s := &Set{Mode: cfg.Sources.Default}
+	var err error
+	if s.Push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
+		return nil, err
+	}
+	if s.Push2His, err = upstream.NewPush2His(upstreamConfig(cfg.Sources.Push2His, def.Push2His), lims, clock); err != nil {
+		return nil, err
+	}
+	if s.AKShare, err = upstream.NewAKShare(upstreamConfig(cfg.Sources.AKShare, def.AKShare), lims, clock); err != nil {
+		return nil, err
+	}
+	if cfg.Demo.Enabled {
+		if s.Demo, err = demo.New(demo.Config{Seed: cfg.Demo.Seed, Stocks: cfg.Demo.Stocks, Industries: cfg.Demo.Industries,
+			Concepts: cfg.Demo.Concepts, Calendar: cal}, clock); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func upstreamConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
+	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
+	base.Retries = u.Retries
+	if u.Retries == 0 {
+		base.Retries = -1 // the client reads 0 as "its default"; here 0 means none
+	}
+	return base
+}
+
+// IsDemo reports whether the default source is the demo market.
+func (s *Set) IsDemo() bool { return s.Mode == board.SourceDemo && s.Demo != nil }
+
+// Sectors are the sector sources by name.
+func (s *Set) Sectors() map[string]board.SectorSource {
+	m := map[string]board.SectorSource{board.SourcePush2: s.Push2, board.SourceAKShare: s.AKShare}
+	if s.Demo != nil {
+		m[board.SourceDemo] = s.Demo
+	}
+	return m
+}
+
+// Bars is the source of K-lines and its name: the demo market in demo
+// mode, else push2his with its daily fund flow joined.
+func (s *Set) Bars() (kline.BarSource, string) {
+	if s.IsDemo() {
+		return s.Demo, board.SourceDemo
+	}
+	return kline.WithFundFlow(s.Push2His, s.Push2His), upstream.SourcePush2His
+}
+
+// Trends is the source of the intraday 1-minute series.
+func (s *Set) Trends() kline.TrendSource {
+	if s.IsDemo() {
+		return s.Demo
+	}
+	return s.Push2His
+}
+
+// Quotes is the source of the all-stock quote list.
+func (s *Set) Quotes() kline.QuoteSource {
+	if s.IsDemo() {
+		return s.Demo
+	}
+	return s.Push2
+}
+
+// Statuses reports every upstream client's state for the health endpoint.
+func (s *Set) Statuses() []upstream.Status {
+	out := []upstream.Status{s.Push2.Status(), s.Push2His.Status(), s.AKShare.Status()}
+	if s.Demo != nil {
+		out = append(out, s.Demo.Status())
+	}
+	return out
+}
