@@ -59,7 +59,10 @@ func TestCollectStoresRemembersAndWarms(t *testing.T) {
 	c, fake, clock, another := newCollector(t)
 	fake.SetSectors(market.Concept, monday10, upstreamtest.Sectors("概念", 5))
 	var observed []int
-	c.Observe(func(ctx context.Context, st board.Stored) error { observed = append(observed, len(st.Sectors)); return nil })
+	c.Observe(func(ctx context.Context, st board.Stored) error {
+		observed = append(observed, len(st.Sectors))
+		return nil
+	})
 	ctx := context.Background()
 	st, err := c.Collect(ctx, market.Concept, "push2")
 	if err != nil || len(st.Sectors) != 5 || st.Source != "push2" || st.Day() != 20261123 || !st.CollectedAt.Equal(monday10) {
