@@ -212,3 +212,186 @@ CREATE TABLE chip_metrics (
     computed_at      INTEGER NOT NULL,
     PRIMARY KEY (trade_date, window_days, code)
 ) WITHOUT ROWID;
+
+-- version 5
+-- Hot rank, news and financial reports (spec 2.5, 2.6, 4.6-4.8).
+--
+-- The hot rank (EastMoney's popularity list) of a day, one row per stock:
+-- an import upserts by (trade_date, code), so the day keeps the last list
+-- collected on it. trade_date is the Shanghai calendar day of the
+-- collection as YYYYMMDD; code is canonical (600519.SH). heat is derived
+-- from the rank (the upstream publishes ranks only; see hotrank.HeatOf).
+CREATE TABLE hot_rank (
+    trade_date INTEGER NOT NULL,
+    code       TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    rank       INTEGER NOT NULL,
+    heat       INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (trade_date, code)
+) WITHOUT ROWID;
+CREATE INDEX hot_rank_by_rank ON hot_rank(trade_date, rank);
+CREATE INDEX hot_rank_by_code ON hot_rank(code, trade_date);
+
+-- One row per import run of hot rank, news or financial reports: what it
+-- asked for (scope: the date, the feeds or the period), what it stored and
+-- which pages failed. Jobs read it to know whether a run is still due.
+CREATE TABLE info_imports (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    scope       TEXT NOT NULL,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    pages       INTEGER NOT NULL,
+    failed      INTEGER NOT NULL,
+    fetched     INTEGER NOT NULL,
+    inserted    INTEGER NOT NULL,
+    updated     INTEGER NOT NULL,
+    unchanged   INTEGER NOT NULL,
+    removed     INTEGER NOT NULL,
+    complete    INTEGER NOT NULL,
+    error       TEXT NOT NULL
+);
+CREATE INDEX info_imports_latest ON info_imports(kind, scope, finished_at);
+
+-- News items, unique per upstream item (feed, upstream_id), so a re-fetch
+-- updates instead of duplicating. type: 1 flash news, 2 company
+-- announcement (see news.Types). tags and codes are JSON arrays of text;
+-- news_codes indexes the codes for the code filter. published_day is the
+-- Shanghai day of published_at (ms), for the date filter.
+CREATE TABLE news (
+    id            INTEGER PRIMARY KEY,
+    feed          TEXT NOT NULL,
+    upstream_id   TEXT NOT NULL,
+    type          INTEGER NOT NULL,
+    title         TEXT NOT NULL,
+    summary       TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    url           TEXT NOT NULL,
+    tags          TEXT NOT NULL,
+    codes         TEXT NOT NULL,
+    published_at  INTEGER NOT NULL,
+    published_day INTEGER NOT NULL,
+    fetched_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    UNIQUE (feed, upstream_id)
+);
+CREATE INDEX news_by_time ON news(published_at, id);
+CREATE INDEX news_by_type ON news(type, published_at, id);
+CREATE INDEX news_by_day ON news(published_day, published_at, id);
+
+CREATE TABLE news_codes (
+    code    TEXT NOT NULL,
+    news_id INTEGER NOT NULL REFERENCES news(id) ON DELETE CASCADE,
+    PRIMARY KEY (code, news_id)
+) WITHOUT ROWID;
+CREATE INDEX news_codes_by_news ON news_codes(news_id);
+
+-- Full-text index of news titles and bodies; rowid is news.id. FTS5's
+-- tokenizer keeps a run of Chinese characters as one token, so the store
+-- writes the text segmented (each CJK character a token, see
+-- db.ftsSegment) and a query becomes a phrase of the same tokens: a
+-- substring search that uses the index. db/news.go keeps it in step with
+-- news in the same transaction as every write.
+CREATE VIRTUAL TABLE news_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+
+-- Main indicators of the periodic reports, one row per stock and report
+-- period (period is the period-end day YYYYMMDD: 20240930 is 2024Q3).
+-- Values are cumulative for the year to date, as the reports publish
+-- them; NULL is unknown. Money in yuan, ratios and growth in percent.
+CREATE TABLE financial_reports (
+    code           TEXT NOT NULL,
+    period         INTEGER NOT NULL,
+    name           TEXT NOT NULL,
+    notice_date    INTEGER,
+    revenue        REAL,
+    revenue_yoy    REAL,
+    revenue_qoq    REAL,
+    net_profit     REAL,
+    net_profit_yoy REAL,
+    net_profit_qoq REAL,
+    eps            REAL,
+    eps_deducted   REAL,
+    bps            REAL,
+    roe            REAL,
+    gross_margin   REAL,
+    ocf_per_share  REAL,
+    industry       TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    PRIMARY KEY (code, period)
+) WITHOUT ROWID;
+CREATE INDEX financial_reports_by_period ON financial_reports(period, code);
+
+-- version 6
+-- Blocks from the terminal (and any later source): one row per block, its
+-- members in block_members. A refresh swaps a source's whole set at once.
+CREATE TABLE blocks (
+    kind         TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    full_name    TEXT NOT NULL DEFAULT '',
+    code         TEXT NOT NULL DEFAULT '',
+    parent       TEXT NOT NULL DEFAULT '',
+    truncated    INTEGER NOT NULL DEFAULT 0,
+    member_count INTEGER NOT NULL,
+    source       TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (kind, name)
+) WITHOUT ROWID;
+
+CREATE TABLE block_members (
+    kind   TEXT NOT NULL,
+    block  TEXT NOT NULL,
+    code   TEXT NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (kind, block, code)
+) WITHOUT ROWID;
+CREATE INDEX block_members_by_code ON block_members(code);
+
+-- What the last terminal import saw of each file (path relative to the
+-- terminal folder), so the next one reads only files whose size or
+-- modification time changed.
+CREATE TABLE tdx_files (
+    path        TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime       INTEGER NOT NULL,
+    records     INTEGER NOT NULL,
+    error       TEXT NOT NULL DEFAULT '',
+    imported_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- version 7
+-- Screener jobs and their results. A client's idempotency key names one
+-- job; the partial index lets jobs without a key repeat freely.
+CREATE TABLE screener_jobs (
+    id              TEXT PRIMARY KEY,
+    client_id       TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    expression      TEXT NOT NULL,
+    universe        TEXT NOT NULL,
+    sort            TEXT NOT NULL,
+    row_limit       INTEGER NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fields          TEXT NOT NULL,
+    done            INTEGER NOT NULL,
+    total           INTEGER NOT NULL,
+    matched         INTEGER NOT NULL,
+    error           TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    started_at      INTEGER,
+    finished_at     INTEGER
+);
+CREATE INDEX screener_jobs_by_client ON screener_jobs(client_id, state);
+CREATE UNIQUE INDEX screener_jobs_idempotency ON screener_jobs(client_id, idempotency_key) WHERE idempotency_key != '';
+
+CREATE TABLE screener_results (
+    job_id      TEXT NOT NULL REFERENCES screener_jobs(id) ON DELETE CASCADE,
+    rank        INTEGER NOT NULL,
+    code        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    fields_json TEXT NOT NULL,
+    PRIMARY KEY (job_id, rank)
+) WITHOUT ROWID;

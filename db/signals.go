@@ -231,3 +231,26 @@ func (s *Store) HasDerived(ctx context.Context, day market.Day) (bool, error) {
 	}
 	return n > 0 && m > 0, nil
 }
+
+// LatestSignals lists every stock's newest daily signals (of the latest day
+// any stock has).
+func (s *Store) LatestSignals(ctx context.Context) ([]Signal, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT code, trade_date, micro_vol_ratio, vol_acc, trend_strength FROM daily_signals
+		WHERE trade_date = (SELECT max(trade_date) FROM daily_signals)`)
+	if err != nil {
+		return nil, classify(err, "read signals")
+	}
+	defer rows.Close()
+	var out []Signal
+	for rows.Next() {
+		var x Signal
+		var day int
+		var mvr, va, ts sql.NullFloat64
+		if err := rows.Scan(&x.Code, &day, &mvr, &va, &ts); err != nil {
+			return nil, classify(err, "read signals")
+		}
+		x.Day, x.MicroVolRatio, x.VolAcc, x.TrendStrength = market.Day(day), floatOrNaN(mvr), floatOrNaN(va), floatOrNaN(ts)
+		out = append(out, x)
+	}
+	return out, classify(rows.Err(), "read signals")
+}

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -37,12 +38,16 @@ type fetcher struct {
 	jitter func(ceil time.Duration) time.Duration
 }
 
-// request is one GET. Referer is per endpoint: the EastMoney page that
-// would issue this XHR in a browser.
+// request is one GET, or one POST when body is set. Referer is per
+// endpoint: the EastMoney page that would issue this XHR in a browser.
 type request struct {
 	path    string
 	query   url.Values
 	referer string
+	// body, when not nil, makes the request a POST of this JSON text (the
+	// emappdata hot-rank API reads its parameters from a JSON body). Such
+	// POSTs are reads, so retrying them is as safe as retrying a GET.
+	body []byte
 }
 
 func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Clock) (*fetcher, error) {
@@ -118,11 +123,11 @@ func (f *fetcher) noteDrift(c *check) {
 	}
 }
 
-// get fetches req and hands every 2xx, non-HTML body to decode. Transport
-// errors, timeouts, 5xx, 429 and truncated bodies (including a decode that
-// finds the JSON cut short) are retried after a backoff; everything else is
-// returned at once. Every attempt, retries included, waits for the host's
-// rate limiter.
+// get fetches req (a GET, or a POST when req.body is set) and hands every
+// 2xx, non-HTML body to decode. Transport errors, timeouts, 5xx, 429 and
+// truncated bodies (including a decode that finds the JSON cut short) are
+// retried after a backoff; everything else is returned at once. Every
+// attempt, retries included, waits for the host's rate limiter.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
 	u := *f.base
 	u.Path = f.fullPath(req.path)
@@ -133,7 +138,7 @@ func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte)
 		err := f.wait(ctx)
 		if err == nil {
 			var body []byte
-			body, err = f.roundTrip(ctx, target, req.referer)
+			body, err = f.roundTrip(ctx, target, req)
 			if err == nil {
 				err = decode(body)
 			}
@@ -201,8 +206,13 @@ func (f *fetcher) backoff(retry int, e *Error) time.Duration {
 	return d
 }
 
-func (f *fetcher) roundTrip(ctx context.Context, target, referer string) ([]byte, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+func (f *fetcher) roundTrip(ctx context.Context, target string, req request) ([]byte, error) {
+	method, payload := http.MethodGet, io.Reader(nil)
+	if req.body != nil {
+		// A fresh reader per attempt: a retry must send the whole body again.
+		method, payload = http.MethodPost, bytes.NewReader(req.body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, target, payload)
 	if err != nil {
 		return nil, &Error{Kind: KindTransport, Detail: "building request", Err: err}
 	}
@@ -211,8 +221,11 @@ func (f *fetcher) roundTrip(ctx context.Context, target, referer string) ([]byte
 	h.Set("Accept", "application/json, text/javascript, */*; q=0.01")
 	h.Set("Accept-Language", "zh-CN,zh;q=0.9,en;q=0.8")
 	h.Set("Accept-Encoding", "gzip, deflate")
-	if referer != "" {
-		h.Set("Referer", referer)
+	if req.body != nil {
+		h.Set("Content-Type", "application/json;charset=UTF-8")
+	}
+	if req.referer != "" {
+		h.Set("Referer", req.referer)
 	}
 	f.status.request()
 	resp, err := f.client.Do(hreq)

@@ -1,0 +1,55 @@
+package finance
+
+import (
+	"log/slog"
+
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/demo"
+	"mdqs/market"
+	"mdqs/upstream"
+)
+
+// FromConfig builds the financial-report service of a configuration, for
+// the server and `mdqs reports` alike: the demo market (dm) when
+// sources.default is demo, else EastMoney's data centre. lims is the
+// process's limiter registry (nil: a new one).
+func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstream.Limiters, clock market.Clock, log *slog.Logger) (*Service, error) {
+	f := cfg.Finance
+	svc := Config{MaxPageSize: f.MaxPageSize, Periods: f.Periods}
+	if cfg.Sources.Default == "demo" && dm != nil {
+		svc.Source = demo.Source
+		return New(svc, store, dm, clock, log), nil
+	}
+	if lims == nil {
+		lims = upstream.NewLimiters()
+	}
+	d := upstream.DefaultFinanceConfig()
+	c, err := upstream.NewFinance(upstream.FinanceConfig{SourceConfig: sourceConfig(f.DataCenter, d.SourceConfig), PageSize: f.PageSize}, lims, clock)
+	if err != nil {
+		return nil, err
+	}
+	s := New(svc, store, c, clock, log)
+	s.status = c.Status
+	return s, nil
+}
+
+// Statuses is the upstream's health for /health/sources (none for the
+// demo, which reports itself).
+func (s *Service) Statuses() []upstream.Status {
+	if s.status == nil {
+		return nil
+	}
+	return []upstream.Status{s.status()}
+}
+
+// sourceConfig maps a configured upstream onto a client's settings; 0
+// retries in the file means none (the client reads 0 as its default).
+func sourceConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
+	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
+	base.Retries = u.Retries
+	if u.Retries == 0 {
+		base.Retries = -1
+	}
+	return base
+}

@@ -1,0 +1,58 @@
+package hotrank
+
+import (
+	"log/slog"
+
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/demo"
+	"mdqs/market"
+	"mdqs/upstream"
+)
+
+// FromConfig builds the hot-rank service of a configuration, for the
+// server and the commands alike: the demo market (dm) when
+// sources.default is demo, else EastMoney's list through emappdata with
+// the names from sources.push2's host. lims is the process's limiter
+// registry (nil: a new one).
+func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstream.Limiters, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*Service, error) {
+	h := cfg.HotRank
+	svc := Config{PageSize: h.PageSize, MaxPages: h.MaxPages, MaxSize: h.MaxQuerySize, MaxRangeDays: h.MaxRangeDays,
+		DetailDays: h.DetailDays, Window: cfg.Market.Window(), CloseAt: h.CloseTime()}
+	if cfg.Sources.Default == "demo" && dm != nil {
+		svc.Source = demo.Source
+		return New(svc, store, dm, cal, clock, log), nil
+	}
+	if lims == nil {
+		lims = upstream.NewLimiters()
+	}
+	d := upstream.DefaultHotRankConfig()
+	uc := upstream.HotRankConfig{SourceConfig: sourceConfig(h.EastMoney, d.SourceConfig), Names: sourceConfig(cfg.Sources.Push2, d.Names)}
+	c, err := upstream.NewHotRank(uc, lims, clock)
+	if err != nil {
+		return nil, err
+	}
+	s := New(svc, store, Live(c, clock), cal, clock, log)
+	s.status = c.Status
+	return s, nil
+}
+
+// Statuses is the upstream's health for /health/sources (none for the
+// demo, which reports itself).
+func (s *Service) Statuses() []upstream.Status {
+	if s.status == nil {
+		return nil
+	}
+	return []upstream.Status{s.status()}
+}
+
+// sourceConfig maps a configured upstream onto a client's settings; 0
+// retries in the file means none (the client reads 0 as its default).
+func sourceConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
+	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
+	base.Retries = u.Retries
+	if u.Retries == 0 {
+		base.Retries = -1
+	}
+	return base
+}
