@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/dgraph-io/ristretto/v2 v2.4.2
+	github.com/expr-lang/expr v1.17.8
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	golang.org/x/crypto v0.58.0

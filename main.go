@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -27,16 +28,22 @@ import (
 	"mdqs/api"
 	"mdqs/auth"
 	"mdqs/board"
+	"mdqs/bridge"
 	"mdqs/cache"
 	"mdqs/cli"
 	"mdqs/config"
 	"mdqs/db"
+	"mdqs/finance"
+	"mdqs/hotrank"
 	"mdqs/jobs"
 	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
+	"mdqs/news"
 	"mdqs/ranking"
+	"mdqs/screener"
 	"mdqs/sources"
+	"mdqs/upstream"
 )
 
 //go:embed schema.sql
@@ -62,6 +69,7 @@ commands:
   client    add | list | disable | enable API clients
   call      send one signed request: mdqs call GET /v1/api/whoami
   calendar  import | status: exchange holidays (a newly published year)
+  reports   import: financial reports (mdqs reports import -period 2024Q3)
   version   print the version
 
 Run "mdqs COMMAND -h" for a command's flags.`
@@ -80,6 +88,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Call(ctx, env, args)
 	case "calendar":
 		return cli.Calendar(ctx, env, args)
+	case "reports":
+		return cli.Reports(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.Stdout, "mdqs", env.Version)
 		return nil
@@ -189,16 +199,42 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	defer rankings.Close()
 
-	klines, pager, err := newKlines(cfg, store, src, cal, clock, log)
+	klines, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	if err != nil {
+		return err
+	}
+	pager, err := kline.NewPager(klines, cfg.Kline.Refresh.Duration)
 	if err != nil {
 		return err
 	}
 	defer pager.Close()
+	hot, err := hotrank.FromConfig(cfg, store, src.Demo, src.Limiters, cal, clock, log)
+	if err != nil {
+		return err
+	}
+	newsSvc, err := news.FromConfig(cfg, store, src.Demo, src.Limiters, clock, log)
+	if err != nil {
+		return err
+	}
+	reports, err := finance.FromConfig(cfg, store, src.Demo, src.Limiters, clock, log)
+	if err != nil {
+		return err
+	}
+	terminal, err := bridge.New(cfg.TDX.Dir, store, cal, clock, log)
+	if err != nil {
+		return err
+	}
 	klineEOD, _ := market.ParseTimeOfDay(cfg.Kline.EODAt)
+	tdxAt, _ := market.ParseTimeOfDay(cfg.TDX.RefreshAt)
 	eodCfg := kline.EODConfig{}
 	if src.IsDemo() {
 		eodCfg.SeedDays = cfg.Demo.HistoryDays
 	}
+
+	frame := screener.NewFrame(store, src.Quotes(), src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock,
+		cfg.Screener.QuoteAge.Duration)
+	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
+		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
 	runner := jobs.NewRunner(log, clock)
 	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
@@ -212,6 +248,16 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	runner.Add(jobs.Job{Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
 		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
 		Run:  func(ctx context.Context) error { return klines.EndOfDay(ctx, src.Quotes(), eodCfg) }})
+	if terminal.Configured() {
+		runner.Add(jobs.Job{Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
+			Gate: func(now time.Time) bool { return !now.Before(tdxAt.On(market.DayOf(now))) },
+			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})
+	}
+	runner.Add(jobs.Job{Name: "hot-rank", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
+	runner.Add(jobs.Job{Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
+	runner.Add(jobs.Job{Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
+	runner.Add(jobs.Job{Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
+	runner.Add(jobs.Job{Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
 			_, err := store.PruneSnapshots(ctx, market.DayOf(clock.Now()).AddDays(-cfg.Market.SnapshotRetentionDays))
@@ -219,11 +265,16 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		}})
 
 	srv := api.New(api.Deps{
-		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager,
+		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
-		Sources:    src.Statuses, SourceMode: cfg.Sources.Default,
+		Sources: func() []upstream.Status {
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses())
+		},
+		SourceMode: cfg.Sources.Default,
+		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
+		Screener:   screens,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -240,6 +291,10 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	runner.Start(ctx)
 	defer runner.Stop()
+	if err := screens.Start(ctx); err != nil {
+		return err
+	}
+	defer screens.Stop()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "config", from, "version", env.Version, "signature", cfg.Auth.Signature)
@@ -289,22 +344,6 @@ func loadCalendar(ctx context.Context, cfg config.Config, store *db.Store) (*mar
 		days[h.Day] = h.Name
 	}
 	return cal, cal.Add(days)
-}
-
-// newKlines builds the K-line service on the configured sources.
-func newKlines(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*kline.Service, *kline.Pager, error) {
-	window := cfg.Market.Window()
-	watch := make([]market.Code, 0, len(cfg.Kline.Watch))
-	for _, c := range cfg.Kline.Watch {
-		code, _ := market.ParseCode(c) // validated with the configuration
-		watch = append(watch, code)
-	}
-	intraday := kline.NewIntraday(src.Trends(), cal, window, clock,
-		kline.IntradayConfig{Watch: watch, MaxWatched: cfg.Kline.MaxWatched, RefreshAge: cfg.Kline.Refresh.Duration})
-	bars, name := src.Bars()
-	svc := kline.NewService(store, bars, name, intraday, cal, clock, kline.Config{Window: window, MaxRows: cfg.Kline.MaxRows}, log)
-	pager, err := kline.NewPager(svc, cfg.Kline.Refresh.Duration)
-	return svc, pager, err
 }
 
 // seedDemo applies demo mode: the well-known demo client exists only while

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"mdqs/auth"
 	"mdqs/client"
 )
 
@@ -34,7 +33,7 @@ func presign(b *testing.B, tok, ts string) (nonces, sigs []string) {
 func BenchmarkAuthOverhead(b *testing.B) {
 	// Every iteration leaves a live nonce; size the replay set for the
 	// largest b.N so the benchmark measures signing, not a full set.
-	h := newHarness(b, func(c *auth.Config, _ *Deps) { c.NonceCapacity = 20_000_000 })
+	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
 	h.addClient("c", "secret-c", clientOpts{})
 	tok := h.token("c", "secret-c")
 	full := h.api.Handler()

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 
-	"mdqs/auth"
 	"mdqs/market"
 	"mdqs/upstream/upstreamtest"
 )
@@ -25,7 +24,7 @@ import (
 // "inproc" calls the handlers directly; "loopback" goes through net/http
 // over 127.0.0.1 as a script would.
 func BenchmarkTop50(b *testing.B) {
-	h := newHarness(b, func(c *auth.Config, _ *Deps) { c.NonceCapacity = 20_000_000 })
+	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
 	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
 	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))
 	h.addClient("c", "secret-c", clientOpts{})

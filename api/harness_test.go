@@ -14,6 +14,8 @@ import (
 
 	"mdqs/auth"
 	"mdqs/board"
+	"mdqs/bridge"
+	"mdqs/bridge/bridgetest"
 	"mdqs/client"
 	"mdqs/db"
 	"mdqs/db/dbtest"
@@ -22,6 +24,7 @@ import (
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
+	"mdqs/screener"
 	"mdqs/upstream"
 	"mdqs/upstream/upstreamtest"
 )
@@ -43,10 +46,32 @@ type harness struct {
 	demo  *demo.Market         // the source of bars, for comparing answers with it
 }
 
-type harnessOpt func(*auth.Config, *Deps)
+// harnessConfig is what options may change before the server is built.
+type harnessConfig struct {
+	auth     *auth.Config
+	deps     *Deps
+	terminal string // a fake terminal folder for the bridge; "" = none
+	screener screener.Config
+	stopped  bool // leave the screener's workers off: jobs stay queued
+}
+
+// withScreener sets the screener's limits; stopped leaves it without
+// workers, so submitted screens stay queued.
+func withScreener(maxActive int, stopped bool) harnessOpt {
+	return func(c *harnessConfig) { c.screener.MaxActivePerClient, c.stopped = maxActive, stopped }
+}
+
+type harnessOpt func(*harnessConfig)
+
+// withTerminal builds a fake terminal folder and configures the bridge on it.
+func withTerminal(t testing.TB) harnessOpt {
+	dir := t.TempDir()
+	bridgetest.Write(t, dir)
+	return func(c *harnessConfig) { c.terminal = dir }
+}
 
 func withSignature(mode auth.SignatureMode) harnessOpt {
-	return func(c *auth.Config, _ *Deps) { c.Signature = mode }
+	return func(c *harnessConfig) { c.auth.Signature = mode }
 }
 
 func newHarness(t testing.TB, opts ...harnessOpt) *harness {
@@ -65,8 +90,27 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log)
 	var dm *demo.Market
 	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
+	// An unconfigured bridge unless an option sets a terminal folder.
+	deps.Bridge, _ = bridge.New("", store, cal, clock, log)
+	hc := harnessConfig{auth: &acfg, deps: &deps,
+		screener: screener.Config{Workers: 1, Timeout: 30 * time.Second, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000}}
 	for _, o := range opts {
-		o(&acfg, &deps)
+		o(&hc)
+	}
+	frame := screener.NewFrame(store, dm, nil, nil, cal, clock, time.Minute)
+	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
+	if !hc.stopped {
+		if err := deps.Screener.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(deps.Screener.Stop)
+	}
+	if hc.terminal != "" {
+		b, err := bridge.New(hc.terminal, store, cal, clock, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Bridge = b
 	}
 	a, err := auth.New(store, clock, acfg)
 	if err != nil {

@@ -27,6 +27,7 @@ func round4(v float64) float64 {
 
 // klineRequest is the parameters of GET /v1/api/kline.
 type klineRequest struct {
+	tdx        bool // source=tdx: read the terminal's files, not the store
 	code       market.Code
 	freq       market.Freq
 	from, to   time.Time
@@ -80,6 +81,7 @@ func (s *Server) parseKline(r *http.Request) (klineRequest, error) {
 		q.fail("", "adj must be none, got %q", adj)
 	}
 	k.fields = parseFields(q)
+	k.tdx = q.oneOf("source", "", "store", "store", "tdx") == "tdx"
 	if err := q.Err(); err != nil {
 		return k, err
 	}
@@ -120,7 +122,13 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	look := indicator.Lookback(k.indicators) + 1
-	ser, err := s.Klines.Series(r.Context(), k.code, k.freq, kline.Range{From: s.warmup(k.from, k.freq, look), To: k.to})
+	rng := kline.Range{From: s.warmup(k.from, k.freq, look), To: k.to}
+	var ser kline.Series
+	if k.tdx {
+		ser, err = s.terminalSeries(r, k.code, k.freq, rng)
+	} else {
+		ser, err = s.Klines.Series(r.Context(), k.code, k.freq, rng)
+	}
 	if err != nil {
 		return err
 	}
@@ -143,7 +151,9 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, k.code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, k.freq...)
-	b = append(b, `","adj":"none","count":`...)
+	b = append(b, `","adj":"none","source":"`...)
+	b = append(b, map[bool]string{true: "tdx", false: "store"}[k.tdx]...)
+	b = append(b, `","count":`...)
 	b = strconv.AppendInt(b, int64(len(bars)), 10)
 	b = append(b, `,"final_through":"`...)
 	b = append(b, ser.FinalThrough.String()...)
@@ -168,6 +178,31 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, "}}\n"...)
 	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
 	return nil
+}
+
+// terminalSeries reads a range straight from the terminal's bar files
+// (source=tdx): final bars only, whatever the terminal has downloaded.
+func (s *Server) terminalSeries(r *http.Request, code market.Code, freq market.Freq, rng kline.Range) (kline.Series, error) {
+	if err := s.bridgeReady(); err != nil {
+		return kline.Series{}, err
+	}
+	if n := s.Klines.Estimate(freq, market.DayOf(rng.From), market.DayOf(rng.To)); n > 20_000 {
+		return kline.Series{}, market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; narrow start/end", n, freq)
+	}
+	bars, err := s.Bridge.Bars(r.Context(), code, freq, market.DayOf(rng.From), market.DayOf(rng.To))
+	if err != nil {
+		return kline.Series{}, err
+	}
+	out := kline.Series{}
+	for _, b := range bars {
+		if b.TS >= rng.From.Unix() && b.TS <= rng.To.Unix() {
+			out.Bars = append(out.Bars, b)
+		}
+	}
+	if len(out.Bars) > 0 {
+		out.FinalThrough = out.Bars[len(out.Bars)-1].Day
+	}
+	return out, nil
 }
 
 // sort0 is the index of the first bar at or after ts.

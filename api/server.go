@@ -10,6 +10,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"mdqs/auth"
+	"mdqs/bridge"
 	"mdqs/cache"
 	"mdqs/db"
 	"mdqs/jobs"
@@ -17,6 +18,7 @@ import (
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
+	"mdqs/screener"
 	"mdqs/upstream"
 )
 
@@ -28,6 +30,8 @@ type Deps struct {
 	Movements    *movement.Service
 	Klines       *kline.Service
 	Pager        *kline.Pager
+	Bridge       *bridge.Service
+	Screener     *screener.Queue
 	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
@@ -124,6 +128,18 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.handleMACDBS)
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.handleMicroMomentum)
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.handleChipMetrics)
+
+	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
+	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)
+	s.protected(http.MethodGet, "/v1/api/block/members", auth.ScopeBridge, s.handleBlockMembers)
+	s.protected(http.MethodGet, "/v1/api/minutes", auth.ScopeBridge, s.handleMinutes)
+	s.protected(http.MethodPost, "/v1/api/refresh", auth.ScopeAdmin, s.handleRefresh)
+
+	s.protected(http.MethodPost, "/v1/api/screener/queue/submit", auth.ScopeScreener, s.handleScreenerSubmit)
+	s.protected(http.MethodGet, "/v1/api/screener/queue/status", auth.ScopeScreener, s.handleScreenerStatus)
+	s.protected(http.MethodGet, "/v1/api/screener/queue/result", auth.ScopeScreener, s.handleScreenerResult)
+	s.protected(http.MethodPost, "/v1/api/screener/queue/cancel", auth.ScopeScreener, s.handleScreenerCancel)
+	s.protected(http.MethodGet, "/v1/api/screener/fields", auth.ScopeScreener, s.handleScreenerFields)
 
 	s.infoRoutes()
 }

@@ -24,17 +24,19 @@ import (
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
 // auth.token_max_per_client.
 type Config struct {
-	Server  Server  `toml:"server"`
-	Auth    Auth    `toml:"auth"`
-	Market  Market  `toml:"market"`
-	Sources Sources `toml:"sources"`
-	HotRank HotRank `toml:"hot_rank"`
-	News    News    `toml:"news"`
-	Finance Finance `toml:"finance"`
-	Kline   Kline   `toml:"kline"`
-	Cache   Cache   `toml:"cache"`
-	Demo    Demo    `toml:"demo"`
-	Log     Log     `toml:"log"`
+	Server   Server   `toml:"server"`
+	Auth     Auth     `toml:"auth"`
+	Market   Market   `toml:"market"`
+	Sources  Sources  `toml:"sources"`
+	HotRank  HotRank  `toml:"hot_rank"`
+	News     News     `toml:"news"`
+	Finance  Finance  `toml:"finance"`
+	Kline    Kline    `toml:"kline"`
+	TDX      TDX      `toml:"tdx"`
+	Screener Screener `toml:"screener"`
+	Cache    Cache    `toml:"cache"`
+	Demo     Demo     `toml:"demo"`
+	Log      Log      `toml:"log"`
 }
 
 // Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
@@ -134,6 +136,28 @@ type Kline struct {
 	EODAt string `toml:"eod_at"`
 }
 
+// TDX points the bridge at the desktop terminal's install folder.
+type TDX struct {
+	// Dir is the terminal's install folder, e.g. C:\new_tdx; "" turns the
+	// bridge off (its endpoints answer 503 saying so).
+	Dir string `toml:"dir"`
+	// RefreshAt is when, after the close, the bridge imports what the
+	// terminal downloaded; it retries every RefreshEvery until midnight.
+	RefreshAt    string   `toml:"refresh_at"`
+	RefreshEvery Duration `toml:"refresh_every"`
+}
+
+// Screener bounds the screen queue.
+type Screener struct {
+	Workers            int      `toml:"workers"`
+	Timeout            Duration `toml:"timeout"`
+	MaxActivePerClient int      `toml:"max_active_per_client"`
+	DefaultLimit       int      `toml:"default_limit"`
+	MaxLimit           int      `toml:"max_limit"`
+	// QuoteAge is how old the quote snapshot a screen reads may be.
+	QuoteAge Duration `toml:"quote_age"`
+}
+
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
 }
@@ -197,6 +221,9 @@ func Default() Config {
 			AKShare:  Upstream{BaseURL: "http://127.0.0.1:8081", Timeout: Duration{60 * time.Second}, Retries: 2, Rate: 1, Burst: 2},
 		},
 		Cache: Cache{MaxBytes: 256 << 20},
+		Screener: Screener{Workers: 2, Timeout: Duration{time.Minute}, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000,
+			QuoteAge: Duration{time.Minute}},
+		TDX:   TDX{Dir: "", RefreshAt: "15:30", RefreshEvery: Duration{30 * time.Minute}},
 		Kline: Kline{Watch: []string{}, MaxWatched: 200, Refresh: Duration{time.Minute}, MaxRows: 20_000, EODAt: "15:10"},
 		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450, HistoryDays: 130},
 		Log:   Log{Level: "info", Format: "text"},
@@ -405,6 +432,21 @@ func (c Config) Validate() error {
 	}
 	if _, err := market.ParseTimeOfDay(c.Kline.EODAt); err != nil {
 		bad("kline.eod_at", "%v", err)
+	}
+	if _, err := market.ParseTimeOfDay(c.TDX.RefreshAt); err != nil {
+		bad("tdx.refresh_at", "%v", err)
+	}
+	if c.TDX.RefreshEvery.Duration < time.Minute {
+		bad("tdx.refresh_every", "want at least 1m")
+	}
+	if c.Screener.Workers < 1 || c.Screener.Workers > 64 {
+		bad("screener.workers", "want 1..64, got %d", c.Screener.Workers)
+	}
+	if c.Screener.Timeout.Duration < time.Second || c.Screener.QuoteAge.Duration < time.Second {
+		bad("screener.timeout", "timeout and quote_age must be at least 1s")
+	}
+	if c.Screener.MaxActivePerClient < 1 || c.Screener.MaxLimit < 1 || c.Screener.DefaultLimit < 1 || c.Screener.DefaultLimit > c.Screener.MaxLimit {
+		bad("screener.max_active_per_client", "max_active_per_client, default_limit and max_limit must be positive, default_limit <= max_limit")
 	}
 	if c.Demo.HistoryDays < 0 || c.Demo.HistoryDays > 2500 {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)

@@ -85,7 +85,7 @@ func (s *Service) persistIntraday(ctx context.Context, day market.Day) error {
 			if err != nil {
 				return err
 			}
-			span := s.merge(cov, ok, db.Span{First: day, Last: day})
+			span := MergeCoverage(s.cal, cov, ok, db.Span{First: day, Last: day})
 			batches = append(batches, db.BarBatch{Code: code, Freq: f, Source: s.srcName, Bars: Aggregate(min1, f), Cover: &span})
 		}
 	}

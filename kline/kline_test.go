@@ -64,7 +64,7 @@ func TestAggregateLabelsAndSums(t *testing.T) {
 }
 
 func TestGapsAndMerge(t *testing.T) {
-	s := &Service{cal: market.DefaultCalendar()}
+	cal := market.DefaultCalendar()
 	cov := db.Span{First: 20261102, Last: 20261113}
 	tests := []struct {
 		from, to market.Day
@@ -90,14 +90,14 @@ func TestGapsAndMerge(t *testing.T) {
 		t.Fatalf("gaps without coverage = %v", got)
 	}
 	// Friday's coverage and Monday's fetch touch: nothing trades between.
-	if got := s.merge(db.Span{First: 20261116, Last: 20261120}, true, db.Span{First: 20261123, Last: 20261123}); got != (db.Span{First: 20261116, Last: 20261123}) {
+	if got := MergeCoverage(cal, db.Span{First: 20261116, Last: 20261120}, true, db.Span{First: 20261123, Last: 20261123}); got != (db.Span{First: 20261116, Last: 20261123}) {
 		t.Fatalf("merge across a weekend = %v", got)
 	}
 	// A fetch after a gap of trading days replaces the older coverage.
-	if got := s.merge(db.Span{First: 20261102, Last: 20261106}, true, db.Span{First: 20261116, Last: 20261120}); got != (db.Span{First: 20261116, Last: 20261120}) {
+	if got := MergeCoverage(cal, db.Span{First: 20261102, Last: 20261106}, true, db.Span{First: 20261116, Last: 20261120}); got != (db.Span{First: 20261116, Last: 20261120}) {
 		t.Fatalf("merge with a gap = %v", got)
 	}
-	if got := s.merge(db.Span{First: 20261116, Last: 20261120}, true, db.Span{First: 20261102, Last: 20261106}); got != (db.Span{First: 20261116, Last: 20261120}) {
+	if got := MergeCoverage(cal, db.Span{First: 20261116, Last: 20261120}, true, db.Span{First: 20261102, Last: 20261106}); got != (db.Span{First: 20261116, Last: 20261120}) {
 		t.Fatalf("an older disjoint fetch replaced newer coverage: %v", got)
 	}
 }

@@ -145,19 +145,19 @@ func (s *Service) fetch(ctx context.Context, code market.Code, freq market.Freq,
 	default:
 		return market.Wrap(market.KindUnavailable, err, "%s bars of %v: %v", s.srcName, code, err)
 	}
-	merged := s.merge(cov, covered, span)
+	merged := MergeCoverage(s.cal, cov, covered, span)
 	_, err = s.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: freq, Source: s.srcName, Bars: bars, Cover: &merged}})
 	return err
 }
 
-// merge widens a coverage by a fetched span when the two touch (no trading
-// day between them); otherwise the later span wins, since recent days are
-// what queries ask for most.
-func (s *Service) merge(cov db.Span, covered bool, span db.Span) db.Span {
+// MergeCoverage widens a coverage by a span of complete days when the two
+// touch (no trading day between them); otherwise the later span wins, since
+// recent days are what queries ask for most.
+func MergeCoverage(cal *market.Calendar, cov db.Span, covered bool, span db.Span) db.Span {
 	if !covered {
 		return span
 	}
-	touches := span.First <= s.cal.Next(cov.Last) && span.Last >= s.cal.Prev(cov.First)
+	touches := span.First <= cal.Next(cov.Last) && span.Last >= cal.Prev(cov.First)
 	if touches {
 		return db.Span{First: min(cov.First, span.First), Last: max(cov.Last, span.Last)}
 	}

@@ -4,18 +4,25 @@
 package sources
 
 import (
+	"context"
+
 	"mdqs/board"
 	"mdqs/config"
+	"mdqs/db"
 	"mdqs/demo"
 	"mdqs/kline"
 	"mdqs/market"
+	"mdqs/screener"
 	"mdqs/upstream"
 )
 
 // Set is every source of one configuration. The clients dial nothing until
 // first used, so a demo configuration never reaches the network.
 type Set struct {
-	Mode     string // sources.default
+	Mode string // sources.default
+	// Limiters holds one rate limiter per upstream host for the whole
+	// process: every client of EastMoney, here or elsewhere, shares its cap.
+	Limiters *upstream.Limiters
 	Push2    *upstream.Push2
 	Push2His *upstream.Push2His
 	AKShare  *upstream.AKShare
@@ -27,7 +34,7 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 	def := upstream.DefaultConfig()
 	p2cfg := def.Push2
 	p2cfg.SourceConfig = upstreamConfig(cfg.Sources.Push2, def.Push2.SourceConfig)
-	s := &Set{Mode: cfg.Sources.Default}
+	s := &Set{Mode: cfg.Sources.Default, Limiters: lims}
 	var err error
 	if s.Push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
 		return nil, err
@@ -100,4 +107,27 @@ func (s *Set) Statuses() []upstream.Status {
 		out = append(out, s.Demo.Status())
 	}
 	return out
+}
+
+// Membership is each stock's industry and concepts: the demo market's
+// boards in demo mode; otherwise the stored blocks (filled by the terminal
+// bridge), since the upstreams publish sectors without their members.
+func (s *Set) Membership(store *db.Store) screener.Membership {
+	if !s.IsDemo() {
+		return screener.StoreMembership{Store: store}
+	}
+	return screener.MembershipFunc(func(ctx context.Context) (map[string]string, map[string][]string, error) {
+		ind, con := map[string]string{}, map[string][]string{}
+		for _, b := range s.Demo.Boards(market.Industry) {
+			for _, c := range b.Members {
+				ind[c.String()] = b.Name
+			}
+		}
+		for _, b := range s.Demo.Boards(market.Concept) {
+			for _, c := range b.Members {
+				con[c.String()] = append(con[c.String()], b.Name)
+			}
+		}
+		return ind, con, nil
+	})
 }

@@ -1,0 +1,224 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"mdqs/db"
+	"mdqs/kline"
+	"mdqs/market"
+	"mdqs/tdx"
+)
+
+// Report says what a refresh did.
+type Report struct {
+	FilesScanned int            `json:"files_scanned"`
+	FilesChanged int            `json:"files_changed"`
+	BarFiles     int            `json:"bar_files"`
+	Bars         int            `json:"bars"`
+	BarsWritten  int            `json:"bars_written"`
+	Names        int            `json:"names"`
+	Blocks       map[string]int `json:"blocks"` // per kind; absent when no block file changed
+	Problems     []Problem      `json:"problems"`
+	Seconds      float64        `json:"seconds"`
+}
+
+// Problem is a file the refresh could not read whole.
+type Problem struct {
+	File  string `json:"file"` // relative to the terminal folder
+	Error string `json:"error"`
+}
+
+// Progress reports a refresh's advance through the changed bar files.
+type Progress func(done, total int, report *Report)
+
+// barsPerCommit bounds a transaction: large enough to amortise the commit,
+// small enough that an interrupted import loses little.
+const barsPerCommit = 50_000
+
+// Refresh rescans the terminal folder and imports what changed since the
+// last refresh, judged by each file's size and modification time: bar files
+// into the bars table (with their coverage), the name files into the stock
+// list, and the block files into the block tables. Unchanged files are not
+// read, so a refresh with nothing new imports nothing. A file that cannot be
+// read whole is reported and recorded, and the rest goes on. One refresh
+// runs at a time; a second call waits for the first.
+func (s *Service) Refresh(ctx context.Context, progress Progress) (*Report, error) {
+	if !s.Configured() {
+		return nil, errNotConfigured()
+	}
+	s.refresh.Lock()
+	defer s.refresh.Unlock()
+	start := time.Now()
+	t, err := s.terminal(true)
+	if err != nil {
+		return nil, market.Wrap(market.KindUnavailable, err, "terminal folder: %v", err)
+	}
+	known, err := s.store.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{FilesScanned: len(t.Files), Problems: []Problem{}}
+	for _, p := range t.Problems {
+		rep.Problems = append(rep.Problems, Problem{Error: p.Error()})
+	}
+	var changedBars []tdx.File
+	var changedOther []tdx.File
+	for _, f := range t.Files {
+		st, ok := known[s.rel(f.Path)]
+		if ok && st.Size == f.Size && st.ModTime.Equal(f.ModTime.Truncate(time.Millisecond)) {
+			continue
+		}
+		rep.FilesChanged++
+		if f.Kind.IsBars() {
+			changedBars = append(changedBars, f)
+		} else {
+			changedOther = append(changedOther, f)
+		}
+	}
+	if err := s.importBars(ctx, t, changedBars, rep, progress); err != nil {
+		return rep, err
+	}
+	if err := s.importMeta(ctx, t, changedOther, rep); err != nil {
+		return rep, err
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if rep.FilesChanged > 0 {
+		s.log.Info("terminal refresh", "changed", rep.FilesChanged, "bars_written", rep.BarsWritten, "names", rep.Names,
+			"problems", len(rep.Problems), "seconds", rep.Seconds)
+	}
+	return rep, nil
+}
+
+func (s *Service) rel(path string) string {
+	r, err := filepath.Rel(s.dir, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(r)
+}
+
+func (s *Service) state(f tdx.File, records int, err error) db.FileState {
+	st := db.FileState{Path: s.rel(f.Path), Kind: string(f.Kind), Size: f.Size, ModTime: f.ModTime.Truncate(time.Millisecond), Records: records}
+	if err != nil {
+		st.Error = err.Error()
+	}
+	return st
+}
+
+// importBars decodes the changed bar files and stores them in batches, each
+// batch's bars, coverage and file states in one transaction.
+func (s *Service) importBars(ctx context.Context, t *tdx.Terminal, files []tdx.File, rep *Report, progress Progress) error {
+	var batches []db.BarBatch
+	var states []db.FileState
+	pending := 0
+	flush := func() error {
+		if len(states) == 0 {
+			return nil
+		}
+		c, err := s.store.IngestFiles(ctx, batches, states, s.clock.Now())
+		if err != nil {
+			return err
+		}
+		rep.BarsWritten += c.Written
+		batches, states, pending = batches[:0], states[:0], 0
+		return nil
+	}
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		bf, err := t.Bars(f)
+		// A file the terminal is still writing ends in a partial record:
+		// its whole records are good and the rest comes next time.
+		var partial *tdx.PartialRecordError
+		if err != nil && !errors.As(err, &partial) {
+			rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: err.Error()})
+		}
+		records := 0
+		if bf != nil && len(bf.Bars) > 0 {
+			records = len(bf.Bars)
+			cover, err := s.coverage(ctx, f.Code, f.Kind.Freq(), bf.Bars)
+			if err != nil {
+				return err
+			}
+			batches = append(batches, db.BarBatch{Code: f.Code, Freq: f.Kind.Freq(), Source: Source, Bars: bf.Bars, Cover: cover})
+			rep.BarFiles++
+			rep.Bars += records
+			pending += records
+		}
+		states = append(states, s.state(f, records, err))
+		if pending >= barsPerCommit {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if progress != nil {
+			progress(i+1, len(files), rep)
+		}
+	}
+	return flush()
+}
+
+// coverage widens a series' coverage by a file's span of days: the file
+// holds every session from its first record to its last.
+func (s *Service) coverage(ctx context.Context, code market.Code, freq market.Freq, bars []market.Bar) (*db.Span, error) {
+	cov, _, ok, err := s.store.Coverage(ctx, code, freq)
+	if err != nil {
+		return nil, err
+	}
+	span := kline.MergeCoverage(s.cal, cov, ok, db.Span{First: bars[0].Day, Last: bars[len(bars)-1].Day})
+	return &span, nil
+}
+
+// importMeta imports names and blocks when any of their files changed.
+func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.File, rep *Report) error {
+	if len(files) == 0 {
+		return nil
+	}
+	names, blocks := false, false
+	for _, f := range files {
+		switch f.Kind {
+		case tdx.KindTNF:
+			names = true
+		default:
+			blocks = true
+		}
+	}
+	now := s.clock.Now()
+	if names {
+		secs, err := t.Names()
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Error: err.Error()})
+		}
+		stocks := make([]db.Stock, 0, len(secs))
+		for _, sec := range secs {
+			stocks = append(stocks, db.Stock{Code: sec.Code, Name: sec.Name, Type: market.Classify(sec.Code),
+				FloatShares: market.Unknown(), Source: Source})
+		}
+		if err := s.store.UpsertStocks(ctx, stocks, now); err != nil {
+			return err
+		}
+		rep.Names = len(stocks)
+	}
+	if blocks {
+		list, errs := readBlocks(t)
+		for _, err := range errs {
+			rep.Problems = append(rep.Problems, Problem{Error: err.Error()})
+		}
+		if err := s.store.ReplaceBlocks(ctx, Source, list, now); err != nil {
+			return err
+		}
+		rep.Blocks = map[string]int{}
+		for _, b := range list {
+			rep.Blocks[b.Kind]++
+		}
+	}
+	states := make([]db.FileState, 0, len(files))
+	for _, f := range files {
+		states = append(states, s.state(f, 0, nil))
+	}
+	return s.store.SaveFileStates(ctx, states, now)
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/finance"
+	"mdqs/market"
+	"mdqs/sources"
+	"mdqs/upstream"
+)
+
+const reportsUsage = "usage: mdqs reports import [-period 2024Q3] [-code 600519.SH] [-latest N] [-db FILE] [-config FILE]"
+
+// Reports runs `mdqs reports import`: it stores the main indicators of the
+// periodic reports from the configured source (EastMoney's data centre, or
+// the demo market in demo mode), as the server's finance job does. -period
+// imports one period of every stock, -code one stock's every period, both
+// together one report; with neither, the -latest N periods (default
+// finance.periods). Importing again changes only restated reports; a page
+// that fails is reported and the command exits 1. It works while a server
+// runs on the same database.
+func Reports(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || args[0] != "import" {
+		return Usage(reportsUsage)
+	}
+	fs := newFlags("reports import", env)
+	periodArg := fs.String("period", "", "report period, 2024Q3 or its period-end day 2024-09-30")
+	codeArg := fs.String("code", "", "one stock, 600519.SH, sh600519 or 600519")
+	latest := fs.Int("latest", 0, "with neither -period nor -code: the N latest periods (default finance.periods)")
+	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
+	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, reportsUsage)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return Usage(reportsUsage)
+	}
+	var req finance.ImportRequest
+	if *periodArg != "" {
+		p, err := upstream.PeriodOf(*periodArg)
+		if err != nil {
+			return Usage("mdqs reports import: -period: %v", err)
+		}
+		req.Period = p
+	}
+	if *codeArg != "" {
+		c, err := market.ParseCode(*codeArg)
+		if err != nil {
+			return Usage("mdqs reports import: -code: %v", err)
+		}
+		req.Code = c
+	}
+	if *latest < 0 || *latest > 8 {
+		return Usage("mdqs reports import: -latest must be 1..8")
+	}
+	cfg, _, err := config.Load(*configPath, env.DefaultConfig)
+	if err != nil {
+		return err
+	}
+	if *dbPath != "" {
+		cfg.Server.DB = *dbPath
+	}
+	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: 1})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	clock := market.SystemClock{}
+	src, err := sources.New(cfg, market.DefaultCalendar(), clock)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	svc, err := finance.FromConfig(cfg, store, src.Demo, nil, clock, log)
+	if err != nil {
+		return err
+	}
+	reqs := []finance.ImportRequest{req}
+	if req.Period == 0 && req.Code.IsZero() {
+		n := *latest
+		if n == 0 {
+			n = svc.Config().Periods
+		}
+		reqs = reqs[:0]
+		for _, p := range finance.RecentPeriods(market.DayOf(clock.Now()), n) {
+			reqs = append(reqs, finance.ImportRequest{Period: p})
+		}
+	}
+	failed := false
+	for _, r := range reqs {
+		res, err := svc.Import(ctx, r)
+		if err != nil {
+			fmt.Fprintf(env.Stdout, "%s: failed: %v\n", r.Scope(), err)
+			failed = true
+			continue
+		}
+		c := res.Counts
+		fmt.Fprintf(env.Stdout, "%s: %d rows in %d pages from %s: %d new, %d updated, %d unchanged\n",
+			r.Scope(), res.Fetched, res.Pages, svc.Config().Source, c.Inserted, c.Updated, c.Unchanged)
+		for _, f := range res.Failures {
+			fmt.Fprintf(env.Stdout, "%s: page %d not stored: %s\n", r.Scope(), f.Page, f.Error)
+			failed = true
+		}
+	}
+	if failed {
+		return &ExitError{Code: 1, Err: fmt.Errorf("some reports were not imported")}
+	}
+	return nil
+}
