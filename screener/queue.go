@@ -319,28 +319,9 @@ func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, err
 	}
 	rows = u.filter(rows)
 	q.store.JobProgress(ctx, job.ID, 0, len(rows))
-	var machine vm.VM
-	var matched []*Row
-	for i := range rows {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return i, nil, err
-			}
-			if i > 0 && i%progressEvery < checkEvery {
-				q.store.JobProgress(ctx, job.ID, i, len(rows))
-			}
-		}
-		ok, err := prog.run(&machine, &rows[i])
-		if err != nil {
-			return i, nil, market.Errorf(market.KindInvalid, "%v", err)
-		}
-		if ok {
-			matched = append(matched, &rows[i])
-		}
-	}
-	sortRows(matched, job.Sort)
-	if len(matched) > job.Limit {
-		matched = matched[:job.Limit]
+	matched, done, err := evaluate(ctx, prog, rows, job.Sort, job.Limit, func(done int) { q.store.JobProgress(ctx, job.ID, done, len(rows)) })
+	if err != nil {
+		return done, nil, err
 	}
 	shown := slices.Clone(job.Fields)
 	if k := strings.TrimPrefix(job.Sort, "-"); k != "" && !slices.Contains(shown, k) {
@@ -357,6 +338,41 @@ func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, err
 		results[i] = db.Result{Code: r.Code, Name: r.Name, Values: vals}
 	}
 	return len(rows), results, nil
+}
+
+// Evaluate runs a compiled screen over rows and returns the matches, sorted
+// and cut to limit: the queue's evaluation without the queue (benchmarks).
+func Evaluate(ctx context.Context, prog *Program, rows []Row, sort string, limit int) ([]*Row, error) {
+	matched, _, err := evaluate(ctx, prog, rows, sort, limit, nil)
+	return matched, err
+}
+
+// evaluate also reports how many rows it evaluated before an error.
+func evaluate(ctx context.Context, prog *Program, rows []Row, sort string, limit int, progress func(done int)) ([]*Row, int, error) {
+	var machine vm.VM
+	var matched []*Row
+	for i := range rows {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, i, err
+			}
+			if progress != nil && i > 0 && i%progressEvery < checkEvery {
+				progress(i)
+			}
+		}
+		ok, err := prog.run(&machine, &rows[i])
+		if err != nil {
+			return nil, i, market.Errorf(market.KindInvalid, "%v", err)
+		}
+		if ok {
+			matched = append(matched, &rows[i])
+		}
+	}
+	sortRows(matched, sort)
+	if len(matched) > limit {
+		matched = matched[:limit]
+	}
+	return matched, len(rows), nil
 }
 
 // sortRows orders matches by a numeric field (descending with a leading
