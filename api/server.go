@@ -142,6 +142,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/screener/fields", auth.ScopeScreener, s.handleScreenerFields)
 
 	s.infoRoutes()
+	s.dashboardRoutes()
 }
 
 func (s *Server) public(method, path string, h handlerFunc) {
