@@ -76,19 +76,6 @@ type Sources struct {
 	AKShare  Upstream `toml:"akshare"`
 }
 
-// Upstream is one upstream's connection settings.
-type Upstream struct {
-	BaseURL string   `toml:"base_url"`
-	Timeout Duration `toml:"timeout"`
-	Retries int      `toml:"retries"`
-	// Rate and Burst cap requests per second to the upstream's host; clients
-	// on one host share the cap.
-	Rate  float64 `toml:"rate"`
-	Burst int     `toml:"burst"`
-	// Proxy is "" (direct), "env" (HTTPS_PROXY and friends) or a URL.
-	Proxy string `toml:"proxy"`
-}
-
 type Server struct {
 	Addr              string   `toml:"addr"`
 	DB                string   `toml:"db"`
@@ -216,9 +203,9 @@ func Default() Config {
 		},
 		Sources: Sources{
 			Default:  "auto",
-			Push2:    Upstream{BaseURL: "https://push2.eastmoney.com", Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2},
-			Push2His: Upstream{BaseURL: "https://push2his.eastmoney.com", Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2},
-			AKShare:  Upstream{BaseURL: "http://127.0.0.1:8081", Timeout: Duration{60 * time.Second}, Retries: 2, Rate: 1, Burst: 2},
+			Push2:    eastMoney("https://push2.eastmoney.com"),
+			Push2His: eastMoney("https://push2his.eastmoney.com"),
+			AKShare:  akTools("http://127.0.0.1:8081"),
 		},
 		Cache: Cache{MaxBytes: 256 << 20},
 		Screener: Screener{Workers: 2, Timeout: Duration{time.Minute}, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000,
@@ -394,24 +381,9 @@ func (c Config) Validate() error {
 	if c.Sources.Default == "demo" && !c.Demo.Enabled {
 		bad("sources.default", "is demo but demo.enabled is false")
 	}
-	for _, u := range []struct {
-		key string
-		u   Upstream
-	}{{"sources.push2", c.Sources.Push2}, {"sources.push2his", c.Sources.Push2His}, {"sources.akshare", c.Sources.AKShare}} {
-		if pu, err := url.Parse(u.u.BaseURL); err != nil || pu.Host == "" || (pu.Scheme != "http" && pu.Scheme != "https") {
-			bad(u.key+".base_url", "want an http(s) URL, got %q", u.u.BaseURL)
-		} else if c.Sources.Default != "demo" && sameHostPort(pu, c.Server.Addr) {
-			bad(u.key+".base_url", "%s is mdqs's own address; move AKTools or mdqs to another port", u.u.BaseURL)
-		}
-		if u.u.Timeout.Duration <= 0 || u.u.Retries < 0 || u.u.Rate <= 0 || u.u.Burst < 1 {
-			bad(u.key, "timeout must be positive, retries >= 0, rate > 0 and burst >= 1")
-		}
-		if u.u.Proxy != "" && u.u.Proxy != "env" {
-			if pu, err := url.Parse(u.u.Proxy); err != nil || pu.Host == "" {
-				bad(u.key+".proxy", "want \"\", \"env\" or a proxy URL")
-			}
-		}
-	}
+	c.Sources.Push2.validate("sources.push2", c, bad)
+	c.Sources.Push2His.validate("sources.push2his", c, bad)
+	c.Sources.AKShare.validate("sources.akshare", c, bad)
 	if c.Demo.Stocks < 50 || c.Demo.Stocks > 10_000 || c.Demo.Industries < 5 || c.Demo.Industries > 200 ||
 		c.Demo.Concepts < 5 || c.Demo.Concepts > 1000 {
 		bad("demo", "want 50..10000 stocks, 5..200 industries and 5..1000 concepts")

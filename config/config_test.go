@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mdqs/upstream"
 )
 
 func TestParseKeepsDefaultsForMissingKeys(t *testing.T) {
@@ -75,6 +77,9 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[sources]\ndefault = \"demo\"", "sources.default"},
 		{"[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
 		{"[sources.push2]\nproxy = \"::\"", "sources.push2.proxy"},
+		{"[sources.push2his]\nbreaker_failures = -1", "sources.push2his.breaker_failures"},
+		{"[news.cls]\nbreaker_cooldown = \"10ms\"", "news.cls.breaker_failures"},
+		{"[finance.datacenter]\nrate = 0", "finance.datacenter"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))
@@ -149,5 +154,20 @@ func TestIsLoopback(t *testing.T) {
 func TestDefaultIsValid(t *testing.T) {
 	if err := Default().Validate(); err != nil {
 		t.Fatalf("Default().Validate() = %v", err)
+	}
+}
+
+// Zero in the file means "none" for retries and the breaker, where the
+// upstream clients read zero as "their default"; Source translates.
+func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
+	u := eastMoney("https://push2.example")
+	got := u.Source(upstream.SourceConfig{UserAgent: "kept"})
+	if got.BaseURL != "https://push2.example" || got.Retries != 3 || got.BreakerFailures != 5 ||
+		got.BreakerCooldown != 30*time.Second || got.UserAgent != "kept" {
+		t.Errorf("Source = %+v", got)
+	}
+	u.Retries, u.BreakerFailures = 0, 0
+	if got := u.Source(upstream.SourceConfig{}); got.Retries != -1 || got.BreakerFailures != -1 {
+		t.Errorf("zero retries/breaker became %d/%d, want -1/-1 (none)", got.Retries, got.BreakerFailures)
 	}
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"net/url"
 	"time"
 
 	"mdqs/market"
@@ -62,11 +61,8 @@ type Finance struct {
 }
 
 func defaultInfo(c *Config) {
-	em := func(base string) Upstream {
-		return Upstream{BaseURL: base, Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2}
-	}
 	c.HotRank = HotRank{
-		EastMoney:    em("https://emappdata.eastmoney.com"),
+		EastMoney:    eastMoney("https://emappdata.eastmoney.com"),
 		Interval:     Duration{5 * time.Minute},
 		CloseAt:      "15:05",
 		PageSize:     100,
@@ -75,13 +71,13 @@ func defaultInfo(c *Config) {
 		MaxRangeDays: 366,
 		DetailDays:   90,
 	}
-	cls := em("https://www.cls.cn")
+	cls := eastMoney("https://www.cls.cn")
 	cls.Rate = 1
 	c.News = News{
 		Source:        "eastmoney",
 		Announcements: true,
-		EastMoney:     em("https://np-weblist.eastmoney.com"),
-		Notices:       em("https://np-anotice-stock.eastmoney.com"),
+		EastMoney:     eastMoney("https://np-weblist.eastmoney.com"),
+		Notices:       eastMoney("https://np-anotice-stock.eastmoney.com"),
 		CLS:           cls,
 		Interval:      Duration{2 * time.Minute},
 		PageSize:      50,
@@ -89,7 +85,7 @@ func defaultInfo(c *Config) {
 		MaxPageSize:   100,
 		RetentionDays: 180,
 	}
-	dc := em("https://datacenter-web.eastmoney.com")
+	dc := eastMoney("https://datacenter-web.eastmoney.com")
 	dc.Timeout = Duration{20 * time.Second}
 	c.Finance = Finance{
 		DataCenter:  dc,
@@ -101,27 +97,11 @@ func defaultInfo(c *Config) {
 }
 
 func (c Config) validateInfo(bad func(key, format string, args ...any)) {
-	for _, u := range []struct {
-		key string
-		u   Upstream
-	}{
-		{"hot_rank.eastmoney", c.HotRank.EastMoney}, {"news.eastmoney", c.News.EastMoney}, {"news.notices", c.News.Notices},
-		{"news.cls", c.News.CLS}, {"finance.datacenter", c.Finance.DataCenter},
-	} {
-		if pu, err := url.Parse(u.u.BaseURL); err != nil || pu.Host == "" || (pu.Scheme != "http" && pu.Scheme != "https") {
-			bad(u.key+".base_url", "want an http(s) URL, got %q", u.u.BaseURL)
-		} else if c.Sources.Default != "demo" && sameHostPort(pu, c.Server.Addr) {
-			bad(u.key+".base_url", "%s is mdqs's own address", u.u.BaseURL)
-		}
-		if u.u.Timeout.Duration <= 0 || u.u.Retries < 0 || u.u.Rate <= 0 || u.u.Burst < 1 {
-			bad(u.key, "timeout must be positive, retries >= 0, rate > 0 and burst >= 1")
-		}
-		if u.u.Proxy != "" && u.u.Proxy != "env" {
-			if pu, err := url.Parse(u.u.Proxy); err != nil || pu.Host == "" {
-				bad(u.key+".proxy", "want \"\", \"env\" or a proxy URL")
-			}
-		}
-	}
+	c.HotRank.EastMoney.validate("hot_rank.eastmoney", c, bad)
+	c.News.EastMoney.validate("news.eastmoney", c, bad)
+	c.News.Notices.validate("news.notices", c, bad)
+	c.News.CLS.validate("news.cls", c, bad)
+	c.Finance.DataCenter.validate("finance.datacenter", c, bad)
 	h := c.HotRank
 	if h.Interval.Duration < 10*time.Second {
 		bad("hot_rank.interval", "want at least 10s")

@@ -25,7 +25,7 @@ func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstr
 		lims = upstream.NewLimiters()
 	}
 	d := upstream.DefaultFinanceConfig()
-	c, err := upstream.NewFinance(upstream.FinanceConfig{SourceConfig: sourceConfig(f.DataCenter, d.SourceConfig), PageSize: f.PageSize}, lims, clock)
+	c, err := upstream.NewFinance(upstream.FinanceConfig{SourceConfig: f.DataCenter.Source(d.SourceConfig), PageSize: f.PageSize}, lims, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -41,15 +41,4 @@ func (s *Service) Statuses() []upstream.Status {
 		return nil
 	}
 	return []upstream.Status{s.status()}
-}
-
-// sourceConfig maps a configured upstream onto a client's settings; 0
-// retries in the file means none (the client reads 0 as its default).
-func sourceConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
-	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
-	base.Retries = u.Retries
-	if u.Retries == 0 {
-		base.Retries = -1
-	}
-	return base
 }

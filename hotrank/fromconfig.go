@@ -27,7 +27,7 @@ func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstr
 		lims = upstream.NewLimiters()
 	}
 	d := upstream.DefaultHotRankConfig()
-	uc := upstream.HotRankConfig{SourceConfig: sourceConfig(h.EastMoney, d.SourceConfig), Names: sourceConfig(cfg.Sources.Push2, d.Names)}
+	uc := upstream.HotRankConfig{SourceConfig: h.EastMoney.Source(d.SourceConfig), Names: cfg.Sources.Push2.Source(d.Names)}
 	c, err := upstream.NewHotRank(uc, lims, clock)
 	if err != nil {
 		return nil, err
@@ -44,15 +44,4 @@ func (s *Service) Statuses() []upstream.Status {
 		return nil
 	}
 	return []upstream.Status{s.status()}
-}
-
-// sourceConfig maps a configured upstream onto a client's settings; 0
-// retries in the file means none (the client reads 0 as its default).
-func sourceConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
-	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
-	base.Retries = u.Retries
-	if u.Retries == 0 {
-		base.Retries = -1
-	}
-	return base
 }

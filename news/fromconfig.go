@@ -30,8 +30,8 @@ func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstr
 		lims = upstream.NewLimiters()
 	}
 	d := upstream.DefaultNewsConfig()
-	uc := upstream.NewsConfig{EastMoney: sourceConfig(n.EastMoney, d.EastMoney), Notices: sourceConfig(n.Notices, d.Notices),
-		CLS: sourceConfig(n.CLS, d.CLS)}
+	uc := upstream.NewsConfig{EastMoney: n.EastMoney.Source(d.EastMoney), Notices: n.Notices.Source(d.Notices),
+		CLS: n.CLS.Source(d.CLS)}
 	em, err := upstream.NewEastMoneyNews(uc, lims, clock)
 	if err != nil {
 		return nil, err
@@ -67,15 +67,4 @@ func (s *Service) Statuses() []upstream.Status {
 		out = append(out, f())
 	}
 	return out
-}
-
-// sourceConfig maps a configured upstream onto a client's settings; 0
-// retries in the file means none (the client reads 0 as its default).
-func sourceConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
-	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
-	base.Retries = u.Retries
-	if u.Retries == 0 {
-		base.Retries = -1
-	}
-	return base
 }

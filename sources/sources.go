@@ -33,16 +33,16 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 	lims := upstream.NewLimiters()
 	def := upstream.DefaultConfig()
 	p2cfg := def.Push2
-	p2cfg.SourceConfig = upstreamConfig(cfg.Sources.Push2, def.Push2.SourceConfig)
+	p2cfg.SourceConfig = cfg.Sources.Push2.Source(def.Push2.SourceConfig)
 	s := &Set{Mode: cfg.Sources.Default, Limiters: lims}
 	var err error
 	if s.Push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
 		return nil, err
 	}
-	if s.Push2His, err = upstream.NewPush2His(upstreamConfig(cfg.Sources.Push2His, def.Push2His), lims, clock); err != nil {
+	if s.Push2His, err = upstream.NewPush2His(cfg.Sources.Push2His.Source(def.Push2His), lims, clock); err != nil {
 		return nil, err
 	}
-	if s.AKShare, err = upstream.NewAKShare(upstreamConfig(cfg.Sources.AKShare, def.AKShare), lims, clock); err != nil {
+	if s.AKShare, err = upstream.NewAKShare(cfg.Sources.AKShare.Source(def.AKShare), lims, clock); err != nil {
 		return nil, err
 	}
 	if cfg.Demo.Enabled {
@@ -52,15 +52,6 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 		}
 	}
 	return s, nil
-}
-
-func upstreamConfig(u config.Upstream, base upstream.SourceConfig) upstream.SourceConfig {
-	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
-	base.Retries = u.Retries
-	if u.Retries == 0 {
-		base.Retries = -1 // the client reads 0 as "its default"; here 0 means none
-	}
-	return base
 }
 
 // IsDemo reports whether the default source is the demo market.

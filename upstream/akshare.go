@@ -29,7 +29,7 @@ func NewAKShare(cfg SourceConfig, lims *Limiters, clock market.Clock) (*AKShare,
 	return &AKShare{f: f}, nil
 }
 
-func (c *AKShare) Status() Status { return c.f.status.snapshot() }
+func (c *AKShare) Status() Status { return c.f.snapshot() }
 
 // akshare column names. The fund-flow ranking prefixes its columns with the
 // indicator (今日); the board lists have the 12 columns of

@@ -34,6 +34,11 @@ type SourceConfig struct {
 	Proxy       string        // "" direct, "env" from HTTP(S)_PROXY/NO_PROXY, else a proxy URL (http, https, socks5)
 	UserAgent   string
 	MaxBody     int64 // bytes accepted in one reply, after decompression
+	// BreakerFailures is how many calls in a row may fail (each after its
+	// retries) before the circuit opens; 0 = default, < 0 = no breaker.
+	// BreakerCooldown is how long it stays open before one probe call.
+	BreakerFailures int
+	BreakerCooldown time.Duration
 }
 
 // Push2Config adds the clist paging and universe filters to SourceConfig. The
@@ -68,6 +73,9 @@ func DefaultConfig() Config {
 		Burst:       2,
 		UserAgent:   DefaultUserAgent,
 		MaxBody:     32 << 20,
+
+		BreakerFailures: 5,
+		BreakerCooldown: 30 * time.Second,
 	}
 	p2 := em
 	p2.BaseURL = "https://push2.eastmoney.com"
@@ -129,6 +137,15 @@ func (c SourceConfig) withDefaults(d SourceConfig) SourceConfig {
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = d.MaxBody
+	}
+	switch {
+	case c.BreakerFailures == 0:
+		c.BreakerFailures = d.BreakerFailures
+	case c.BreakerFailures < 0:
+		c.BreakerFailures = 0
+	}
+	if c.BreakerCooldown <= 0 {
+		c.BreakerCooldown = d.BreakerCooldown
 	}
 	return c
 }

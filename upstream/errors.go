@@ -16,33 +16,35 @@ import (
 type Kind uint8
 
 const (
-	KindNone       Kind = iota
-	KindTransport       // connection refused/reset, DNS, TLS, proxy: nothing usable arrived
-	KindTimeout         // the per-attempt timeout of the source passed
-	KindHTTPStatus      // a non-2xx HTTP status (Status holds it)
-	KindRC              // the envelope's rc was not 0 (RC holds it); rc=100 is "no data / bad secid"
-	KindHTML            // an HTML page (ban page, proxy portal, nginx error) instead of JSON
-	KindTruncated       // the body stops mid-JSON or short of its Content-Length
-	KindMalformed       // not JSON at all, or broken inside (not merely cut short)
-	KindSchema          // a required field is missing, renamed or of the wrong type (Field names it)
-	KindEmpty           // the upstream answered OK with no rows where rows are always expected
-	KindPartial         // paging stopped before data.total rows arrived; the rows that did are returned too
-	KindCanceled        // the caller's context ended (canceled or past its deadline); not an upstream failure
+	KindNone        Kind = iota
+	KindTransport        // connection refused/reset, DNS, TLS, proxy: nothing usable arrived
+	KindTimeout          // the per-attempt timeout of the source passed
+	KindHTTPStatus       // a non-2xx HTTP status (Status holds it)
+	KindRC               // the envelope's rc was not 0 (RC holds it); rc=100 is "no data / bad secid"
+	KindHTML             // an HTML page (ban page, proxy portal, nginx error) instead of JSON
+	KindTruncated        // the body stops mid-JSON or short of its Content-Length
+	KindMalformed        // not JSON at all, or broken inside (not merely cut short)
+	KindSchema           // a required field is missing, renamed or of the wrong type (Field names it)
+	KindEmpty            // the upstream answered OK with no rows where rows are always expected
+	KindPartial          // paging stopped before data.total rows arrived; the rows that did are returned too
+	KindCanceled         // the caller's context ended (canceled or past its deadline); not an upstream failure
+	KindCircuitOpen      // not sent: the source's circuit breaker is open after repeated failures
 )
 
 var kindNames = [...]string{
-	KindNone:       "none",
-	KindTransport:  "transport",
-	KindTimeout:    "timeout",
-	KindHTTPStatus: "http_status",
-	KindRC:         "rc",
-	KindHTML:       "html",
-	KindTruncated:  "truncated",
-	KindMalformed:  "malformed",
-	KindSchema:     "schema",
-	KindEmpty:      "empty",
-	KindPartial:    "partial",
-	KindCanceled:   "canceled",
+	KindNone:        "none",
+	KindTransport:   "transport",
+	KindTimeout:     "timeout",
+	KindHTTPStatus:  "http_status",
+	KindRC:          "rc",
+	KindHTML:        "html",
+	KindTruncated:   "truncated",
+	KindMalformed:   "malformed",
+	KindSchema:      "schema",
+	KindEmpty:       "empty",
+	KindPartial:     "partial",
+	KindCanceled:    "canceled",
+	KindCircuitOpen: "circuit_open",
 }
 
 func (k Kind) String() string {

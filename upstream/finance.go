@@ -103,7 +103,7 @@ func NewFinance(cfg FinanceConfig, lims *Limiters, clock market.Clock) (*Finance
 	return &Finance{f: f, cfg: cfg}, nil
 }
 
-func (c *Finance) Status() Status { return c.f.status.snapshot() }
+func (c *Finance) Status() Status { return c.f.snapshot() }
 
 // PageSize is the rows per page the client asks.
 func (c *Finance) PageSize() int { return c.cfg.PageSize }

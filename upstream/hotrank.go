@@ -105,8 +105,10 @@ func NewHotRank(cfg HotRankConfig, lims *Limiters, clock market.Clock) (*HotRank
 // Status is the list's health; Requests counts the name lookups too, since
 // they are part of every page.
 func (c *HotRank) Status() Status {
-	s := c.f.status.snapshot()
-	s.Requests += c.names.status.snapshot().Requests
+	s := c.f.snapshot()
+	n := c.names.snapshot()
+	s.Requests += n.Requests
+	s.absorbBreaker(n)
 	return s
 }
 

@@ -32,6 +32,7 @@ type fetcher struct {
 	lim    *rate.Limiter
 	clock  market.Clock
 	status tracker
+	brk    *breaker
 
 	// Seams for tests: waiting (limiter and backoff) and the jitter draw.
 	sleep  func(ctx context.Context, d time.Duration) error
@@ -83,6 +84,7 @@ func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Cl
 		client: &http.Client{Transport: tr, Timeout: cfg.Timeout},
 		lim:    lims.For(cmp.Or(cfg.RateGroup, base.Host), cfg.Rate, cfg.Burst),
 		clock:  clock,
+		brk:    newBreaker(cfg.BreakerFailures, cfg.BreakerCooldown),
 		sleep:  sleepCtx,
 		jitter: fullJitter,
 	}
@@ -117,6 +119,13 @@ func (f *fetcher) observe(start time.Time, errp *error) {
 	f.status.done(start, f.clock.Now(), *errp)
 }
 
+// snapshot is the source's Status with its breaker state.
+func (f *fetcher) snapshot() Status {
+	s := f.status.snapshot()
+	f.brk.fill(&s)
+	return s
+}
+
 func (f *fetcher) noteDrift(c *check) {
 	if t := c.driftText(); t != "" {
 		f.status.drift(f.clock.Now(), t)
@@ -127,13 +136,23 @@ func (f *fetcher) noteDrift(c *check) {
 // 2xx, non-HTML body to decode. Transport errors, timeouts, 5xx, 429 and
 // truncated bodies (including a decode that finds the JSON cut short) are
 // retried after a backoff; everything else is returned at once. Every
-// attempt, retries included, waits for the host's rate limiter.
+// attempt, retries included, waits for the host's rate limiter. While the
+// source's circuit breaker is open, get fails at once with KindCircuitOpen.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
 	u := *f.base
 	u.Path = f.fullPath(req.path)
 	u.RawPath = ""
 	u.RawQuery = req.query.Encode()
-	target := u.String()
+	if e := f.brk.allow(f.clock.Now()); e != nil {
+		e.Source, e.Path = f.source, u.Path
+		return e
+	}
+	err := f.attempts(ctx, u.String(), u.Path, req, decode)
+	f.brk.record(f.clock.Now(), err)
+	return err
+}
+
+func (f *fetcher) attempts(ctx context.Context, target, path string, req request, decode func(body []byte) error) error {
 	for attempt := 1; ; attempt++ {
 		err := f.wait(ctx)
 		if err == nil {
@@ -147,12 +166,12 @@ func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte)
 			return nil
 		}
 		e := asError(err)
-		e.Source, e.Path, e.Attempts = f.source, u.Path, attempt
+		e.Source, e.Path, e.Attempts = f.source, path, attempt
 		if !e.retryable() || attempt > f.cfg.Retries {
 			return e
 		}
 		if err := f.sleep(ctx, f.backoff(attempt, e)); err != nil {
-			return &Error{Kind: KindCanceled, Source: f.source, Path: u.Path, Attempts: attempt,
+			return &Error{Kind: KindCanceled, Source: f.source, Path: path, Attempts: attempt,
 				Detail: "during backoff after " + e.Kind.String(), Err: err}
 		}
 	}

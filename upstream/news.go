@@ -106,8 +106,9 @@ func NewEastMoneyNews(cfg NewsConfig, lims *Limiters, clock market.Clock) (*East
 
 // Status sums both hosts: one source to the operator.
 func (c *EastMoneyNews) Status() Status {
-	s := c.fast.status.snapshot()
-	n := c.notices.status.snapshot()
+	s := c.fast.snapshot()
+	n := c.notices.snapshot()
+	s.absorbBreaker(n)
 	s.Calls += n.Calls
 	s.Failures += n.Failures
 	s.Requests += n.Requests
@@ -375,7 +376,7 @@ func NewCLSNews(cfg NewsConfig, lims *Limiters, clock market.Clock) (*CLSNews, e
 	return &CLSNews{f: f}, nil
 }
 
-func (c *CLSNews) Status() Status { return c.f.status.snapshot() }
+func (c *CLSNews) Status() Status { return c.f.snapshot() }
 
 // clsSign is the telegraph's request signature: the MD5 hex of the SHA-1
 // hex of the encoded query (keys sorted, as url.Values.Encode writes them).

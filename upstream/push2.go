@@ -43,7 +43,7 @@ func NewPush2(cfg Push2Config, lims *Limiters, clock market.Clock) (*Push2, erro
 	return &Push2{f: f, cfg: cfg}, nil
 }
 
-func (c *Push2) Status() Status { return c.f.status.snapshot() }
+func (c *Push2) Status() Status { return c.f.snapshot() }
 
 // Sectors is the snapshot of all industry or concept boards.
 //

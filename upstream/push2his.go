@@ -38,7 +38,7 @@ func NewPush2His(cfg SourceConfig, lims *Limiters, clock market.Clock) (*Push2Hi
 	return &Push2His{f: f}, nil
 }
 
-func (c *Push2His) Status() Status { return c.f.status.snapshot() }
+func (c *Push2His) Status() Status { return c.f.snapshot() }
 
 // secid is EastMoney's "<market>.<code>": 1 for Shanghai, 0 for Shenzhen
 // and Beijing alike.

@@ -24,6 +24,15 @@ type Status struct {
 	// with its time: the early warning before a required field goes too.
 	Drift   string    `json:"drift,omitempty"`
 	DriftAt time.Time `json:"drift_at,omitzero"`
+	// Breaker is the circuit breaker's state; while it is not closed,
+	// BreakerOpenedAt says since when and BreakerProbeAt when the next call
+	// may try the network. Rejected counts calls refused without a request,
+	// BreakerTrips how often the circuit opened.
+	Breaker         BreakerState `json:"breaker"`
+	BreakerOpenedAt time.Time    `json:"breaker_opened_at,omitzero"`
+	BreakerProbeAt  time.Time    `json:"breaker_probe_at,omitzero"`
+	BreakerTrips    int64        `json:"breaker_trips"`
+	Rejected        int64        `json:"rejected"`
 }
 
 type tracker struct {
@@ -50,12 +59,13 @@ func (t *tracker) drift(at time.Time, text string) {
 }
 
 // done records the outcome of one method call. A canceled call says nothing
-// about the upstream, so it changes no failure or success figure.
+// about the upstream, nor does one the breaker refused (the breaker counts
+// those), so neither changes a failure or success figure.
 func (t *tracker) done(start, end time.Time, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.s.Calls++
-	if KindOf(err) == KindCanceled {
+	if k := KindOf(err); k == KindCanceled || k == KindCircuitOpen {
 		return
 	}
 	t.s.LastLatency = end.Sub(start)
