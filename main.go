@@ -275,6 +275,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
 		Screener:   screens,
+		Limits:     rateLimits(cfg.Limits),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -400,4 +401,13 @@ func version() string {
 		}
 	}
 	return v + " " + bi.GoVersion
+}
+
+func rateLimits(l config.Limits) api.Limits {
+	out := api.Limits{Client: api.RateLimit{Rate: l.ClientRate, Burst: l.ClientBurst},
+		Token: api.RateLimit{Rate: l.TokenRate, Burst: l.TokenBurst}, Clients: map[string]api.RateLimit{}}
+	for id, c := range l.Clients {
+		out.Clients[id] = api.RateLimit{Rate: c.Rate, Burst: c.Burst}
+	}
+	return out
 }

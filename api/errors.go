@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"mdqs/market"
 )
@@ -69,7 +70,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mdqs"`)
 	}
 	if e.Kind == market.KindRateLimited || e.Kind == market.KindUnavailable {
-		body.RetryAfter = 1
+		// Whole seconds, rounded up: Retry-After has no finer unit, and
+		// rounding down would send the client back too early.
+		body.RetryAfter = max(1, int((e.RetryAfter+time.Second-1)/time.Second))
 		w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 	}
 	writeJSON(w, status, body)

@@ -24,6 +24,10 @@ type cacheHealth struct {
 // handleHealthCache is GET /v1/api/health/cache: totals over every cache,
 // then each cache on its own.
 func (s *Server) handleHealthCache(w http.ResponseWriter, r *http.Request) error {
+	return ok(w, s.cacheHealth())
+}
+
+func (s *Server) cacheHealth() cacheHealth {
 	h := cacheHealth{Caches: []cache.Stats{s.Auth.CacheStats()}, LiveNonces: s.Auth.NonceCount()}
 	for _, stats := range s.CacheStats {
 		h.Caches = append(h.Caches, stats())
@@ -39,7 +43,7 @@ func (s *Server) handleHealthCache(w http.ResponseWriter, r *http.Request) error
 	if total := h.Hits + h.Misses; total > 0 {
 		h.HitRatio = float64(h.Hits) / float64(total)
 	}
-	return ok(w, h)
+	return h
 }
 
 // handleHealthDB is GET /v1/api/health/db.

@@ -42,6 +42,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if err != nil {
 		return err
 	}
+	ri := infoOf(r.Context())
+	ri.clientID, ri.enableLog = p.ClientID, p.EnableLog
+	if wait, ok := s.clientLimits.take(p.ClientID); !ok {
+		return rateLimited("client "+p.ClientID, wait)
+	}
 	if err := p.CheckAPIKey(r.Header.Get("api-key")); err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -46,6 +48,9 @@ type Deps struct {
 	SourceMode string
 	// Info serves hot rank, news and financial reports.
 	Info InfoDeps
+	// Limits are the per-client and token-endpoint rate limits; zero
+	// values turn them off.
+	Limits Limits
 }
 
 // Server holds the dependencies of every handler.
@@ -54,6 +59,13 @@ type Server struct {
 	log        *slog.Logger
 	router     *httprouter.Router
 	registered []string // "METHOD /path", for the contract test
+
+	started      time.Time
+	inFlight     atomic.Int64
+	routeStats   []*routeStats // in registration order, for /metrics
+	unmatched    *routeStats   // 404 and 405 answers, whatever the path
+	clientLimits *buckets
+	tokenLimits  *buckets
 }
 
 func New(d Deps) *Server {
@@ -63,7 +75,9 @@ func New(d Deps) *Server {
 	if d.Clock == nil {
 		d.Clock = market.SystemClock{}
 	}
-	s := &Server{Deps: d, log: d.Log}
+	s := &Server{Deps: d, log: d.Log, started: time.Now(), unmatched: newRouteStats("unmatched"),
+		clientLimits: newBuckets(d.Limits.Client, d.Limits.Clients, d.Clock),
+		tokenLimits:  newBuckets(d.Limits.Token, nil, d.Clock)}
 	r := httprouter.New()
 	// A JSON API answers a wrong path with 404, not with a redirect a
 	// script would follow to a different resource.
@@ -71,12 +85,12 @@ func New(d Deps) *Server {
 	r.RedirectFixedPath = false
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
-	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r.NotFound = s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, market.E(market.KindNotFound, "not found"))
-	})
-	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	}))
+	r.MethodNotAllowed = s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, market.Errorf(market.KindMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
-	})
+	}))
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		if v == http.ErrAbortHandler {
 			panic(v) // net/http's signal to drop the connection quietly
@@ -111,6 +125,7 @@ func (s *Server) routes() {
 	s.public(http.MethodGet, "/v1/api/health/cache", s.handleHealthCache)
 	s.public(http.MethodGet, "/v1/api/health/db", s.handleHealthDB)
 	s.public(http.MethodGet, "/v1/api/health/sources", s.handleHealthSources)
+	s.register(http.MethodGet, "/metrics", s.handleMetrics())
 
 	s.protected(http.MethodGet, "/v1/api/whoami", "", s.handleWhoami)
 
@@ -160,12 +175,27 @@ func (s *Server) Routes() []string { return s.registered }
 
 func (s *Server) register(method, path string, h http.Handler) {
 	s.registered = append(s.registered, method+" "+path)
+	rs := s.statsFor(path)
+	h = s.instrument(rs, h)
 	s.router.Handler(method, path, h)
 	if method == http.MethodGet {
 		// httprouter answers HEAD with 405 unless it is registered; monitors
 		// and curl -I use it.
 		s.router.Handler(http.MethodHead, path, h)
 	}
+}
+
+// statsFor is the path's route figures; methods of one path share them and
+// are told apart by the method label.
+func (s *Server) statsFor(path string) *routeStats {
+	for _, rs := range s.routeStats {
+		if rs.route == path {
+			return rs
+		}
+	}
+	rs := newRouteStats(path)
+	s.routeStats = append(s.routeStats, rs)
+	return rs
 }
 
 func (s *Server) adapt(h handlerFunc) http.Handler {

@@ -23,6 +23,9 @@ type tokenData struct {
 
 // handleToken is POST /v1/auth/token (and its alias /v1/api/token).
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
+	if wait, ok := s.tokenLimits.take(remoteHost(r)); !ok {
+		return rateLimited("this address", wait)
+	}
 	body, err := s.readBody(r)
 	if err != nil {
 		return err
@@ -40,6 +43,10 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 	issued, err := s.Auth.IssueToken(r.Context(), req.ClientID, req.ClientSecret)
 	if err != nil {
 		return err
+	}
+	if issued.EnableLog {
+		ri := infoOf(r.Context())
+		ri.clientID, ri.enableLog = req.ClientID, true
 	}
 	return ok(w, tokenData{
 		Token:      issued.Token,

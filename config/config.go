@@ -26,6 +26,7 @@ import (
 type Config struct {
 	Server   Server   `toml:"server"`
 	Auth     Auth     `toml:"auth"`
+	Limits   Limits   `toml:"limits"`
 	Market   Market   `toml:"market"`
 	Sources  Sources  `toml:"sources"`
 	HotRank  HotRank  `toml:"hot_rank"`
@@ -216,6 +217,7 @@ func Default() Config {
 		Log:   Log{Level: "info", Format: "text"},
 	}
 	defaultInfo(&c)
+	c.Limits = defaultLimits()
 	return c
 }
 
@@ -424,6 +426,7 @@ func (c Config) Validate() error {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)
 	}
 	c.validateInfo(bad)
+	c.Limits.validate(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)
 	}

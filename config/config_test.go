@@ -80,6 +80,9 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[sources.push2his]\nbreaker_failures = -1", "sources.push2his.breaker_failures"},
 		{"[news.cls]\nbreaker_cooldown = \"10ms\"", "news.cls.breaker_failures"},
 		{"[finance.datacenter]\nrate = 0", "finance.datacenter"},
+		{"[limits]\nclient_burst = 0", "limits.client_rate"},
+		{"[limits]\ntoken_rate = -1.0", "limits.token_rate"},
+		{"[limits.clients]\nbot = { rate = 5.0, burst = 0 }", "limits.clients.bot"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))

@@ -73,3 +73,6 @@ func (s *Store) Health(ctx context.Context) (Health, error) {
 	}
 	return h, nil
 }
+
+// Pools are the reader and writer pools' figures, without touching the file.
+func (s *Store) Pools() (readers, writer PoolStats) { return poolStats(s.r), poolStats(s.w) }

@@ -6,6 +6,7 @@ package market
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an error once, where it happens; the API layer maps each
@@ -53,6 +54,9 @@ type Error struct {
 	Message string
 	Detail  string
 	Err     error
+	// RetryAfter, when set on a rate_limited or unavailable error, is how
+	// long the client should wait before asking again.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -62,7 +62,8 @@ func TestBreakerOpensRefusesProbesAndCloses(t *testing.T) {
 	if rec.count() != 6 {
 		t.Fatalf("an open circuit sent a request (%d)", rec.count())
 	}
-	if st := c.Status(); st.Rejected != 1 || st.Failures != 3 || st.LastErrorKind != KindHTTPStatus {
+	if st := c.Status(); st.Rejected != 1 || st.Failures != 3 || st.LastErrorKind != KindHTTPStatus ||
+		st.FailuresByKind[KindHTTPStatus] != 3 || len(st.FailuresByKind) != 1 || st.Latency.Count != 3 || st.Calls != 4 {
 		t.Errorf("status after a refusal: %+v", st)
 	}
 

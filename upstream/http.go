@@ -31,7 +31,7 @@ type fetcher struct {
 	client *http.Client
 	lim    *rate.Limiter
 	clock  market.Clock
-	status tracker
+	status *tracker
 	brk    *breaker
 
 	// Seams for tests: waiting (limiter and backoff) and the jitter draw.
@@ -84,11 +84,11 @@ func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Cl
 		client: &http.Client{Transport: tr, Timeout: cfg.Timeout},
 		lim:    lims.For(cmp.Or(cfg.RateGroup, base.Host), cfg.Rate, cfg.Burst),
 		clock:  clock,
+		status: newTracker(source),
 		brk:    newBreaker(cfg.BreakerFailures, cfg.BreakerCooldown),
 		sleep:  sleepCtx,
 		jitter: fullJitter,
 	}
-	f.status.s.Source = source
 	return f, nil
 }
 

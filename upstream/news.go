@@ -109,6 +109,13 @@ func (c *EastMoneyNews) Status() Status {
 	s := c.fast.snapshot()
 	n := c.notices.snapshot()
 	s.absorbBreaker(n)
+	s.Latency = s.Latency.Merge(n.Latency)
+	for k, v := range n.FailuresByKind {
+		if s.FailuresByKind == nil {
+			s.FailuresByKind = map[Kind]int64{}
+		}
+		s.FailuresByKind[k] += v
+	}
 	s.Calls += n.Calls
 	s.Failures += n.Failures
 	s.Requests += n.Requests

@@ -1,8 +1,11 @@
 package upstream
 
 import (
+	"maps"
 	"sync"
 	"time"
+
+	"mdqs/metrics"
 )
 
 // Status is one source's health as the health endpoint shows it. Calls are
@@ -33,17 +36,29 @@ type Status struct {
 	BreakerProbeAt  time.Time    `json:"breaker_probe_at,omitzero"`
 	BreakerTrips    int64        `json:"breaker_trips"`
 	Rejected        int64        `json:"rejected"`
+	// FailuresByKind splits Failures by error kind.
+	FailuresByKind map[Kind]int64 `json:"failures_by_kind,omitempty"`
+	// Latency is every counted call's duration, for /metrics.
+	Latency metrics.HistogramSnapshot `json:"-"`
 }
 
 type tracker struct {
-	mu sync.Mutex
-	s  Status
+	mu      sync.Mutex
+	s       Status
+	latency *metrics.Histogram
+}
+
+func newTracker(source string) *tracker {
+	return &tracker{s: Status{Source: source}, latency: metrics.NewHistogram(metrics.LatencyBuckets)}
 }
 
 func (t *tracker) snapshot() Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.s
+	s := t.s
+	s.FailuresByKind = maps.Clone(t.s.FailuresByKind)
+	s.Latency = t.latency.Snapshot()
+	return s
 }
 
 func (t *tracker) request() {
@@ -69,6 +84,7 @@ func (t *tracker) done(start, end time.Time, err error) {
 		return
 	}
 	t.s.LastLatency = end.Sub(start)
+	t.latency.ObserveDuration(t.s.LastLatency)
 	if err == nil {
 		t.s.ConsecutiveFailures = 0
 		t.s.LastSuccess = end
@@ -78,4 +94,8 @@ func (t *tracker) done(start, end time.Time, err error) {
 	t.s.ConsecutiveFailures++
 	t.s.LastError, t.s.LastErrorAt = err.Error(), end
 	t.s.LastErrorKind = KindOf(err)
+	if t.s.FailuresByKind == nil {
+		t.s.FailuresByKind = map[Kind]int64{}
+	}
+	t.s.FailuresByKind[t.s.LastErrorKind]++
 }

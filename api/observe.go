@@ -1,0 +1,143 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mdqs/metrics"
+)
+
+// routeStats are one registered route's request figures. They are created
+// when the route is registered, so the hot path only looks up its status
+// counter.
+type routeStats struct {
+	route   string
+	latency *metrics.Histogram
+	bytes   atomic.Uint64
+
+	mu    sync.RWMutex
+	count map[methodStatus]*atomic.Uint64
+}
+
+type methodStatus struct {
+	method string
+	status int
+}
+
+func newRouteStats(route string) *routeStats {
+	return &routeStats{route: route, latency: metrics.NewHistogram(metrics.LatencyBuckets), count: map[methodStatus]*atomic.Uint64{}}
+}
+
+func (rs *routeStats) record(method string, status int, d time.Duration, n int64) {
+	rs.latency.ObserveDuration(d)
+	rs.bytes.Add(uint64(n))
+	k := methodStatus{methodLabel(method), status}
+	rs.mu.RLock()
+	c := rs.count[k]
+	rs.mu.RUnlock()
+	if c == nil {
+		rs.mu.Lock()
+		if c = rs.count[k]; c == nil {
+			c = new(atomic.Uint64)
+			rs.count[k] = c
+		}
+		rs.mu.Unlock()
+	}
+	c.Add(1)
+}
+
+// methodLabel keeps the method label's values few: a client can send any
+// token as a method, and each would become a time series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "OTHER"
+}
+
+// requestInfo travels in the context so that authentication, which runs
+// inside the instrumented handler, can say who the caller was.
+type requestInfo struct {
+	clientID  string
+	enableLog bool
+}
+
+type requestInfoKey struct{}
+
+func infoOf(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	if ri == nil {
+		return &requestInfo{} // a handler run outside instrument (tests): nothing to fill
+	}
+	return ri
+}
+
+// statusWriter remembers the status and counts the bytes of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// instrument wraps a route's handler: request counts by method and status,
+// latency and bytes for /metrics, and a log line for clients that have
+// enable_log.
+func (s *Server) instrument(rs *routeStats, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now() // wall time: the pinned test clock must not make durations zero
+		s.inFlight.Add(1)
+		ri := &requestInfo{}
+		sw := &statusWriter{ResponseWriter: w}
+		completed := false
+		defer func() {
+			s.inFlight.Add(-1)
+			status := sw.status
+			switch {
+			case !completed:
+				status = http.StatusInternalServerError // a panic on its way to the router's PanicHandler
+			case status == 0:
+				status = http.StatusOK
+			}
+			d := time.Since(start)
+			rs.record(r.Method, status, d, sw.bytes)
+			if ri.enableLog {
+				s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+					slog.String("client_id", ri.clientID),
+					slog.String("method", r.Method),
+					slog.String("route", rs.route),
+					slog.String("path", r.URL.Path),
+					slog.String("query", r.URL.RawQuery),
+					slog.Int("status", status),
+					slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+					slog.Int64("bytes", sw.bytes),
+					slog.String("remote", r.RemoteAddr))
+			}
+		}()
+		h.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
+		completed = true
+	})
+}

@@ -1,0 +1,111 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"mdqs/market"
+)
+
+// RateLimit is one token bucket: Rate requests per second refill Burst. A
+// zero Rate means no limit.
+type RateLimit struct {
+	Rate  float64
+	Burst int
+}
+
+// Limits are the server's rate limits.
+type Limits struct {
+	Client  RateLimit            // per authenticated client
+	Clients map[string]RateLimit // per-client overrides by client id
+	Token   RateLimit            // token endpoints, per remote address
+}
+
+// maxIdleBuckets bounds the buckets kept per limiter. Past it, full
+// buckets are dropped: a full bucket is what a new one would be anyway.
+const maxIdleBuckets = 10_000
+
+// buckets is a token bucket per key (a client id, a remote address).
+type buckets struct {
+	def       RateLimit
+	overrides map[string]RateLimit
+	clock     market.Clock
+	rejected  atomic.Uint64
+
+	mu sync.Mutex
+	m  map[string]*rate.Limiter
+}
+
+func newBuckets(def RateLimit, overrides map[string]RateLimit, clock market.Clock) *buckets {
+	return &buckets{def: def, overrides: overrides, clock: clock, m: map[string]*rate.Limiter{}}
+}
+
+// take spends one token of key's bucket. When the bucket is empty it spends
+// nothing and says how long until a token is there.
+func (b *buckets) take(key string) (wait time.Duration, ok bool) {
+	lim := b.def
+	if o, found := b.overrides[key]; found {
+		lim = o
+	}
+	if lim.Rate <= 0 {
+		return 0, true
+	}
+	now := b.clock.Now()
+	b.mu.Lock()
+	l := b.m[key]
+	if l == nil {
+		if len(b.m) >= maxIdleBuckets {
+			b.pruneFull(now)
+		}
+		l = rate.NewLimiter(rate.Limit(lim.Rate), lim.Burst)
+		b.m[key] = l
+	}
+	b.mu.Unlock()
+	r := l.ReserveN(now, 1)
+	if !r.OK() {
+		b.rejected.Add(1)
+		return time.Second, false
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		b.rejected.Add(1)
+		return d, false
+	}
+	return 0, true
+}
+
+func (b *buckets) pruneFull(now time.Time) {
+	for k, l := range b.m {
+		if l.TokensAt(now) >= float64(l.Burst()) {
+			delete(b.m, k)
+		}
+	}
+	if len(b.m) >= maxIdleBuckets {
+		// Every bucket is in use: a flood from many addresses. Starting
+		// over gives each a fresh bucket, which is no worse than refusing
+		// to track new ones.
+		clear(b.m)
+	}
+}
+
+func rateLimited(who string, wait time.Duration) error {
+	return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+		Detail:     who + " is over its rate limit; retry after the time in retry_after (seconds)",
+		RetryAfter: wait}
+}
+
+// remoteHost is the connection's address without the port: the key of the
+// token endpoint's buckets. Behind a reverse proxy every caller is the
+// proxy; mdqs is meant to be reached directly.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
