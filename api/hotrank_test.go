@@ -30,9 +30,9 @@ type infoHarness struct {
 func newInfoHarness(t *testing.T) *infoHarness { return newInfoHarnessAt(t, t0) }
 
 // newInfoHarnessAt sets the clock to now before the clients take tokens.
-func newInfoHarnessAt(t *testing.T, now time.Time) *infoHarness {
+func newInfoHarnessAt(t *testing.T, now time.Time, opts ...harnessOpt) *infoHarness {
 	t.Helper()
-	h := newHarness(t)
+	h := newHarness(t, opts...)
 	h.clock.Set(now)
 	m, err := demo.New(demo.Config{Seed: 5, Stocks: 400, Industries: 20, Concepts: 40}, h.clock)
 	if err != nil {

@@ -1,0 +1,314 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"mdqs/kline"
+)
+
+// contract validates requests and responses against the served OpenAPI
+// document with kin-openapi: the document must describe what the server
+// really accepts and really answers, status codes included.
+type contract struct {
+	t      *testing.T
+	doc    *openapi3.T
+	router routers.Router
+	seen   map[string]bool // "METHOD /path" validated with a 2xx answer
+}
+
+func newContract(t *testing.T, h *harness) *contract {
+	t.Helper()
+	r := h.do(http.MethodGet, "/v1/openapi.json", nil, nil)
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(r.raw)
+	if err != nil {
+		t.Fatalf("openapi.json does not load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.json is not a valid OpenAPI 3 document: %v", err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dashboard's files are text; kin-openapi decodes only the types
+	// it knows.
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "image/svg+xml"} {
+		if openapi3filter.RegisteredBodyDecoder(ct) == nil {
+			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+		}
+	}
+	return &contract{t: t, doc: doc, router: router, seen: map[string]bool{}}
+}
+
+// check validates one exchange. The request is checked too: a parameter
+// the server takes but the document does not allow is a lie of the
+// document as much as a wrong answer is.
+func (c *contract) check(method, target string, body []byte, header http.Header, r response) {
+	c.t.Helper()
+	req := httptest.NewRequest(method, "http://127.0.0.1:8080"+target, bytes.NewReader(body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		c.t.Errorf("%s %s: not in the document: %v", method, target, err)
+		return
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: true}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	if r.status < 400 {
+		// A request the server refuses may well break the document's
+		// rules; that is why it was refused.
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			c.t.Errorf("%s %s: the request the server accepted breaks the document: %v", method, target, err)
+		}
+	}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.status, Header: r.header,
+		Body: io.NopCloser(bytes.NewReader(r.raw)), Options: opts}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		c.t.Errorf("%s %s -> %d: the answer breaks the document: %v\n%.400s", method, target, r.status, err, r.raw)
+	}
+	if r.status < 300 {
+		c.seen[method+" "+route.Path] = true
+	}
+}
+
+// raw requests without the harness's JSON decoding, for answers that are
+// not envelopes (dashboard files, metrics, 304s).
+func (h *harness) raw(method, target string, body []byte, header http.Header) response {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.srv.URL+target, bytes.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := h.srv.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, raw: b}
+}
+
+// TestResponsesMatchOpenAPI calls every endpoint, with a request that
+// succeeds and with requests that fail in each documented way, and
+// validates every answer against openapi.json.
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	// The screener starts stopped, so that a screen stays queued to be
+	// canceled; the test starts it after.
+	h := newInfoHarnessAt(t, t0, withTerminal(t), withScreener(5, true))
+	c := newContract(t, h.harness)
+	admin := h.admin
+	h.addClient("market", "secret-m", clientOpts{scopes: "market"})
+	marketTok := h.token("market", "secret-m")
+
+	exchange := func(method, target string, body []byte, tok string) response {
+		t.Helper()
+		var hdr http.Header
+		if tok != "" {
+			hdr = h.signedHeader(tok, body)
+		}
+		r := h.raw(method, target, body, hdr)
+		c.check(method, target, body, hdr, r)
+		return r
+	}
+	want := func(status int, method, target string, body []byte, tok string) response {
+		t.Helper()
+		r := exchange(method, target, body, tok)
+		if r.status != status {
+			t.Errorf("%s %s = %d, want %d: %.300s", method, target, r.status, status, r.raw)
+		}
+		return r
+	}
+	dataOf := func(r response) map[string]any {
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		json.Unmarshal(r.raw, &env)
+		return env.Data
+	}
+
+	// Data the read endpoints need: a terminal import, a hot-rank day,
+	// the day's news, the end-of-day signals and chips, a screen.
+	want(200, http.MethodPost, "/v1/api/refresh", []byte(`{}`), admin)
+	want(200, http.MethodPost, "/v1/api/hot_rank/import", []byte(`{"date":"2026-11-20"}`), admin)
+	want(200, http.MethodPost, "/v1/api/update-news", nil, admin)
+	if err := h.api.Klines.EndOfDay(context.Background(), h.harness.demo, kline.EODConfig{SeedDays: 60}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.api.Info.Finance.Job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pending := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 1","idempotency_key":"k1"}`), admin)
+	pendingID, _ := dataOf(pending)["id"].(string)
+	want(200, http.MethodPost, "/v1/api/screener/queue/cancel", []byte(`{"id":"`+pendingID+`"}`), admin)
+	want(409, http.MethodPost, "/v1/api/screener/queue/cancel", []byte(`{"id":"`+pendingID+`"}`), admin)
+	if err := h.api.Screener.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.api.Screener.Stop)
+	sub := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 10","sort":"-pct","limit":5}`), admin)
+	screenID, _ := dataOf(sub)["id"].(string)
+	h.waitScreen(t, admin, screenID)
+	list := want(200, http.MethodGet, "/v1/api/news/list?page_size=5", nil, admin)
+	newsID := ""
+	if items, _ := dataOf(list)["items"].([]any); len(items) > 0 {
+		if f, ok := items[0].(map[string]any)["id"].(float64); ok {
+			newsID = strconv.FormatInt(int64(f), 10)
+		}
+	}
+	if newsID == "" {
+		t.Fatalf("no news item to view: %s", list.raw)
+	}
+
+	for _, tc := range []struct {
+		status         int
+		method, target string
+		body           string
+	}{
+		// Authentication and the health endpoints.
+		{200, "POST", "/v1/auth/token", `{"client_id":"admin","client_secret":"secret-a"}`},
+		{200, "POST", "/v1/api/token", `{"client_id":"admin","client_secret":"secret-a"}`},
+		{400, "POST", "/v1/auth/token", `{"client_id":"admin"}`},
+		{400, "POST", "/v1/auth/token", `not json`},
+		{401, "POST", "/v1/auth/token", `{"client_id":"admin","client_secret":"wrong"}`},
+		{200, "GET", "/v1/api/health/cache", ""},
+		{200, "GET", "/v1/api/health/db", ""},
+		{200, "GET", "/v1/api/health/sources", ""},
+		{200, "GET", "/v1/api/whoami", ""},
+		{200, "GET", "/v1/openapi.json", ""},
+
+		// Sectors.
+		{200, "GET", "/v1/api/boards/top50", ""},
+		{200, "GET", "/v1/api/boards/top50?top=5&refresh=1", ""},
+		{400, "GET", "/v1/api/boards/top50?day=2026-02-30", ""},
+		{200, "GET", "/v1/api/strategy/auction/today", ""},
+		{200, "GET", "/v1/api/market/stats/range?start=20261116&end=20261123&top=3", ""},
+		{400, "GET", "/v1/api/market/stats/range?start=20261123&end=20261101", ""},
+		{200, "GET", "/v1/api/boards/industry?sort=main_net&order=desc&top=5", ""},
+		{200, "GET", "/v1/api/boards/concept?min_amount=0&name=" + url.QueryEscape("概念1"), ""},
+		{400, "GET", "/v1/api/boards/industry?sort=bogus", ""},
+		{404, "GET", "/v1/api/boards/industry?code=BK9999", ""},
+		{200, "GET", "/v1/api/market/movements?type=concept&top=5", ""},
+		{200, "GET", "/v1/api/market/movements/events?type=industry", ""},
+		{400, "GET", "/v1/api/market/movements/events?since=yesterday", ""},
+
+		// K-lines and indicators.
+		{200, "GET", "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&indicators=ma5,macd", ""},
+		{200, "GET", "/v1/api/kline?code=600519.SH&freq=1m&start=2026-11-20&end=2026-11-23&fields=close,volume", ""},
+		{400, "GET", "/v1/api/kline?code=600519.SH&freq=2h&start=2026-11-02&end=2026-11-20", ""},
+		{200, "GET", "/v1/api/kline/with_realtime?code=000001.SZ&freq=D&page=1&page_size=50", ""},
+		{200, "GET", "/v1/api/intraday/kline?code=300750.SZ&freq=5m", ""},
+		{200, "GET", "/v1/api/indicators/macd_bs?code=600519.SH&freq=D&start=2026-06-01&end=2026-11-20", ""},
+		{200, "GET", "/v1/api/indicators/micro_momentum?code=300750.SZ&freq=1m", ""},
+		{200, "GET", "/v1/api/monitor/chip_metrics?sort=profit_ratio&order=desc&page_size=5", ""},
+		{400, "GET", "/v1/api/monitor/chip_metrics?sort=color", ""},
+
+		// The terminal bridge.
+		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},
+		{200, "GET", "/v1/api/blocks?kind=industry", ""},
+		{200, "GET", "/v1/api/block/members?kind=industry&block=" + url.QueryEscape("煤炭"), ""},
+		{404, "GET", "/v1/api/block/members?block=" + url.QueryEscape("没有"), ""},
+		{200, "GET", "/v1/api/minutes?code=600519&freq=5m&day=2026-11-20", ""},
+
+		// Hot rank, news, reports.
+		{200, "GET", "/v1/api/hot_rank?date=2026-11-20&page=1&size=10", ""},
+		{200, "GET", "/v1/api/hot_rank/detail?stock_code=600519", ""},
+		{200, "GET", "/v1/api/hot_rank_list?top=5", ""},
+		{400, "GET", "/v1/api/hot_rank_list?top=101", ""},
+		{200, "GET", "/v1/api/news/view?id=" + newsID, ""},
+		{404, "GET", "/v1/api/news/view?id=999999999", ""},
+		{200, "GET", "/v1/api/financial-reports?page_size=5", ""},
+
+		// The screener.
+		{200, "GET", "/v1/api/screener/fields", ""},
+		{200, "GET", "/v1/api/screener/queue/status?id=" + screenID, ""},
+		{200, "GET", "/v1/api/screener/queue/result?id=" + screenID + "&page=1&page_size=5", ""},
+		{404, "GET", "/v1/api/screener/queue/status?id=nope", ""},
+		{400, "POST", "/v1/api/screener/queue/submit", `{"expression":"price >"}`},
+		{409, "GET", "/v1/api/screener/queue/result?id=" + pendingID, ""},
+	} {
+		var body []byte
+		if tc.body != "" {
+			body = []byte(tc.body)
+		}
+		tok := admin
+		if strings.Contains(tc.target, "/token") || strings.Contains(tc.target, "/health/") || tc.target == "/v1/openapi.json" {
+			tok = ""
+		}
+		want(tc.status, tc.method, tc.target, body, tok)
+	}
+
+	// The failures every protected endpoint shares.
+	want(401, http.MethodGet, "/v1/api/whoami", nil, "")
+	want(403, http.MethodGet, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20", nil, marketTok)
+	big := bytes.Repeat([]byte("x"), 2<<20)
+	if r := h.raw(http.MethodPost, "/v1/api/screener/queue/submit", big, h.signedHeader(admin, big)); r.status != 413 {
+		t.Errorf("a 2 MiB body = %d, want 413", r.status)
+	} else {
+		c.check(http.MethodPost, "/v1/api/screener/queue/submit", nil, nil, r)
+	}
+
+	// Public GET routes without required parameters (the dashboard's
+	// files, /metrics) are called as they are.
+	for _, route := range h.api.Routes() {
+		method, path, _ := strings.Cut(route, " ")
+		if method != http.MethodGet || strings.HasPrefix(path, "/test/") || c.seen[route] {
+			continue
+		}
+		if path == "/metrics" || path == "/" || strings.HasPrefix(path, "/assets/") {
+			want(200, method, path, nil, "")
+		}
+	}
+	for _, route := range h.api.Routes() {
+		if strings.HasPrefix(route, "HEAD ") || strings.Contains(route, " /test/") {
+			continue
+		}
+		if !c.seen[route] {
+			t.Errorf("%s was never validated with a successful answer", route)
+		}
+	}
+}
+
+// The rate limit's 429 is documented on every endpoint that can give it.
+func TestRateLimitAnswerMatchesOpenAPI(t *testing.T) {
+	h := newHarness(t, withLimits(Limits{Client: RateLimit{Rate: 1, Burst: 1}, Token: RateLimit{Rate: 1, Burst: 1}}))
+	c := newContract(t, h)
+	h.addClient("c", "secret-c", clientOpts{})
+	tok := h.token("c", "secret-c")
+	body := []byte(`{"client_id":"c","client_secret":"secret-c"}`)
+	r := h.raw(http.MethodPost, "/v1/auth/token", body, nil)
+	if r.status != 429 {
+		t.Fatalf("second token request = %d", r.status)
+	}
+	c.check(http.MethodPost, "/v1/auth/token", body, nil, r)
+	for i := range 2 {
+		hdr := h.signedHeader(tok, nil)
+		r := h.raw(http.MethodGet, "/v1/api/boards/industry", nil, hdr)
+		if want := []int{200, 429}[i]; r.status != want {
+			t.Fatalf("request %d = %d, want %d", i, r.status, want)
+		}
+		c.check(http.MethodGet, "/v1/api/boards/industry", nil, hdr, r)
+	}
+}
