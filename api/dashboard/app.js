@@ -1,0 +1,332 @@
+// The dashboard: four panels fed by signed requests to the API, each
+// refreshed on its own timer. Every panel reports its last outcome in
+// data-state (idle, ready, error), which the end-to-end test reads.
+import { ApiError, Client } from './api.js';
+import { barChart, candleChart, money, pct } from './charts.js';
+import { selfTest } from './md5.js';
+
+const $ = (sel) => document.querySelector(sel);
+
+// ---- login ---------------------------------------------------------------
+
+const dialog = $('#login');
+const loginForm = $('#login-form');
+let loginWaiters = [];
+
+function needLogin(reason) {
+  return new Promise((resolve) => {
+    loginWaiters.push(resolve);
+    $('#login-reason').textContent = reason;
+    if (!$('#login-id').value) $('#login-id').value = client.clientId;
+    if (!dialog.open) dialog.showModal();
+    ($('#login-id').value ? $('#login-secret') : $('#login-id')).focus();
+  });
+}
+
+const client = new Client(needLogin);
+
+loginForm.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const id = $('#login-id').value.trim();
+  const secretInput = $('#login-secret');
+  const secret = secretInput.value;
+  secretInput.value = ''; // the secret is not kept, not even in the form
+  const err = $('#login-error');
+  err.hidden = true;
+  $('#login-submit').disabled = true;
+  try {
+    await client.login(id, secret);
+  } catch (e) {
+    err.textContent = errorText(e);
+    err.hidden = false;
+    secretInput.focus();
+    return;
+  } finally {
+    $('#login-submit').disabled = false;
+  }
+  dialog.close();
+  showSession();
+  const waiters = loginWaiters;
+  loginWaiters = [];
+  for (const w of waiters) w();
+});
+
+// The dialog cannot be dismissed without logging in.
+dialog.addEventListener('cancel', (ev) => ev.preventDefault());
+
+$('#logout').addEventListener('click', () => {
+  client.logout();
+  location.reload();
+});
+
+function showSession() {
+  $('#who').textContent = client.loggedIn ? `client ${client.clientId}` : '';
+  $('#logout').hidden = !client.loggedIn;
+}
+
+// ---- panels --------------------------------------------------------------
+
+function errorText(e) {
+  if (e instanceof ApiError) return `${e.status} ${e.apiMessage}${e.detail ? ` — ${e.detail}` : ''}`;
+  if (e instanceof TypeError) return `server unreachable (${e.message})`;
+  return String(e && e.message ? e.message : e);
+}
+
+// run loads one panel, showing its failure in the panel; it answers
+// whether to wait the normal interval (success, or a refusal that asking
+// again soon would not change, like an unknown code) rather than retry soon.
+async function run(id, load, auto) {
+  const el = document.getElementById(id);
+  const err = el.querySelector('.panel-error');
+  el.setAttribute('aria-busy', 'true');
+  try {
+    await load(auto);
+    err.hidden = true;
+    el.dataset.state = 'ready';
+    return true;
+  } catch (e) {
+    err.textContent = errorText(e);
+    err.hidden = false;
+    el.dataset.state = 'error';
+    return e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 429;
+  } finally {
+    el.removeAttribute('aria-busy');
+  }
+}
+
+// every runs a panel's load now and then every okMs, or errMs after a
+// failure; it answers a function that reloads at once.
+function every(id, load, okMs, errMs = 5000) {
+  let timer = 0;
+  const tick = async (auto) => {
+    clearTimeout(timer);
+    const good = auto && document.hidden ? true : await run(id, load, auto);
+    timer = setTimeout(() => tick(true), good ? okMs : errMs);
+  };
+  tick(false);
+  return () => tick(false);
+}
+
+function width(el, fallback) {
+  return Math.floor(el.getBoundingClientRect().width) || fallback;
+}
+
+const day = (d) => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` : d);
+
+function clock(ms) {
+  return new Date(ms).toLocaleTimeString('zh-CN', { timeZone: 'Asia/Shanghai', hour12: false });
+}
+
+// shanghaiDate is the Asia/Shanghai calendar day offsetDays from now.
+function shanghaiDate(offsetDays) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit',
+  }).formatToParts(new Date(Date.now() + offsetDays * 86400e3));
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// Stock names learned from the hot rank, for the K-line title.
+const names = new Map();
+
+// ---- (1) sector ranking --------------------------------------------------
+
+let ranking = null;
+
+async function loadRanking() {
+  ranking = await client.get('/v1/api/boards/top50?top=15');
+  drawRanking();
+}
+
+function drawRanking() {
+  if (!ranking) return;
+  const fam = $('#ranking-family').value;
+  const inflow = (fam === 'sectors' ? ranking.sectors : ranking[fam]) || [];
+  const outflow = (fam === 'sectors' ? ranking.sectors_out : ranking[`${fam}_out`]) || [];
+  const scale = Math.max(0, ...[...inflow, ...outflow].map((e) => Math.abs(e.main_net ?? 0)));
+  const inSvg = $('#ranking-in');
+  const outSvg = $('#ranking-out');
+  barChart(inSvg, inflow, scale, width(inSvg, 420));
+  barChart(outSvg, outflow, scale, width(outSvg, 420));
+  $('#ranking-meta').textContent = `${day(ranking.day)} · source ${ranking.source} · updated ${clock(ranking.updated_ms)}`;
+}
+
+$('#ranking-family').addEventListener('change', drawRanking);
+
+// ---- (2) movement timeline -----------------------------------------------
+
+const TRIGGERS = {
+  pct_up: ['big rise', 'up'],
+  pct_down: ['big fall', 'down'],
+  surge: ['surge', 'up'],
+  plunge: ['plunge', 'down'],
+};
+const moves = { day: '', since: 0, items: [] };
+
+async function loadMovements() {
+  const q = moves.since ? `?since=${moves.since}` : '';
+  const { data } = await client.get(`/v1/api/market/movements/events${q}`);
+  if (data.day !== moves.day) {
+    moves.day = data.day;
+    moves.items = [];
+  }
+  moves.items.push(...data.items);
+  moves.items = moves.items.slice(-300);
+  moves.since = data.next_since || moves.since;
+  drawMovements();
+}
+
+function drawMovements() {
+  const list = $('#movements-list');
+  list.replaceChildren();
+  $('#movements-meta').textContent = `${day(moves.day)} · ${moves.items.length} events`;
+  if (moves.items.length === 0) {
+    list.append(el('li', 'muted', `No movements on ${day(moves.day)} yet.`));
+    return;
+  }
+  for (const m of [...moves.items].reverse()) {
+    const [label, dir] = TRIGGERS[m.trigger] || [m.trigger, m.direction === 'down' ? 'down' : 'up'];
+    const li = el('li', 'move');
+    li.title = `${m.board_code} ${m.board_name} · ${m.trigger} · source ${m.source}`;
+    li.append(
+      el('time', '', (m.event_ts || '').slice(11)),
+      el('span', 'name', m.board_name),
+      el('span', 'tag', m.type === 'concept' ? '概念' : '行业'),
+      el('span', `trig ${dir}`, label + (m.delta !== null && m.delta !== undefined ? ` ${pct(m.delta)}` : '')),
+      el('span', `num ${m.pct > 0 ? 'up' : m.pct < 0 ? 'down' : ''}`, pct(m.pct)),
+      el('span', 'num', money(m.main_net)),
+    );
+    list.append(li);
+  }
+}
+
+// ---- (3) K-line ----------------------------------------------------------
+
+const kline = { code: '600519.SH', data: null };
+
+async function loadKline(auto) {
+  // Timer ticks only refetch while today's bar is still forming.
+  if (auto && kline.data && !kline.data.provisional_rows) return;
+  const code = kline.code;
+  const q = new URLSearchParams({
+    code, freq: 'D', start: shanghaiDate(-183), end: shanghaiDate(0), indicators: 'ma5,ma20',
+  });
+  $('#kline-title').textContent = `${code} ${names.get(code) || ''}`;
+  try {
+    const { data } = await client.get(`/v1/api/kline?${q}`);
+    if (code !== kline.code) return; // another code was asked for meanwhile
+    kline.data = data;
+  } catch (e) {
+    if (code === kline.code) {
+      kline.data = null;
+      $('#kline-chart').replaceChildren();
+      $('#kline-legend').textContent = '';
+      $('#kline-meta').textContent = '';
+    }
+    throw e;
+  }
+  drawKline();
+}
+
+function drawKline() {
+  const d = kline.data;
+  if (!d) return;
+  const chart = $('#kline-chart');
+  candleChart(chart, d.rows, width(chart, 900), $('#kline-legend'));
+  $('#kline-title').textContent = `${d.code} ${names.get(d.code) || ''}`;
+  $('#kline-meta').textContent = `${d.count} daily bars · final through ${d.final_through || '—'}` +
+    (d.provisional_rows ? ` · ${d.provisional_rows} forming` : '') + ` · source ${d.source}`;
+}
+
+let reloadKline = () => {};
+
+function showCode(code) {
+  kline.code = code;
+  kline.data = null;
+  $('#kline-code').value = code;
+  // No stale chart under the new title while the new one loads.
+  $('#kline').dataset.state = 'loading';
+  $('#kline-chart').replaceChildren();
+  $('#kline-legend').textContent = '';
+  $('#kline-meta').textContent = '';
+  reloadKline();
+}
+
+$('#kline-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const code = $('#kline-code').value.trim().toUpperCase();
+  if (code) showCode(code);
+});
+
+// ---- (4) hot rank --------------------------------------------------------
+
+async function loadHotRank() {
+  const { data } = await client.get('/v1/api/hot_rank_list?top=20');
+  const body = $('#hotrank-rows');
+  body.replaceChildren();
+  for (const it of data.items) {
+    names.set(it.stock_code, it.stock_name);
+    const tr = document.createElement('tr');
+    const stock = el('button', 'stock');
+    stock.type = 'button';
+    stock.title = `Show the K-line of ${it.stock_code}`;
+    stock.append(el('span', 'name', it.stock_name), el('small', '', it.stock_code));
+    stock.addEventListener('click', () => showCode(it.stock_code));
+    const heat = el('span', 'heat');
+    const fill = el('span', 'fill');
+    fill.style.width = `${Math.min(100, (it.heat / 10000) * 100).toFixed(1)}%`;
+    heat.append(fill);
+    const wrap = el('div', 'heat-wrap');
+    wrap.append(heat, el('span', 'num', String(it.heat)));
+    const heatCell = el('td');
+    heatCell.append(wrap);
+    const stockCell = el('td');
+    stockCell.append(stock);
+    tr.append(el('td', 'rank', String(it.rank)), stockCell, heatCell);
+    body.append(tr);
+  }
+  $('#hotrank-meta').textContent = `${data.date} · ${data.total} ranked`;
+  if (kline.data) drawKline(); // the title may now have a name
+}
+
+// ---- start ---------------------------------------------------------------
+
+function start() {
+  const failed = selfTest();
+  document.body.dataset.md5 = failed.length ? 'fail' : 'ok';
+  if (failed.length) {
+    const b = $('#banner');
+    b.textContent = `MD5 self-test failed for ${failed.length} RFC 1321 vector(s): requests cannot be signed.`;
+    b.hidden = false;
+    return;
+  }
+  showSession();
+  every('ranking', loadRanking, 60000);
+  every('movements', loadMovements, 30000);
+  reloadKline = every('kline', loadKline, 60000);
+  every('hotrank', loadHotRank, 300000);
+
+  let resize = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resize);
+    resize = setTimeout(() => {
+      drawRanking();
+      drawKline();
+    }, 150);
+  });
+}
+
+window.addEventListener('unhandledrejection', (ev) => {
+  const b = $('#banner');
+  b.textContent = `Unexpected error: ${errorText(ev.reason)}`;
+  b.hidden = false;
+});
+
+start();
