@@ -42,8 +42,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if err != nil {
 		return err
 	}
-	ri := infoOf(r.Context())
-	ri.clientID, ri.enableLog = p.ClientID, p.EnableLog
+	identify(w, p.ClientID, p.EnableLog)
 	if wait, ok := s.clientLimits.take(p.ClientID); !ok {
 		return rateLimited("client "+p.ClientID, wait)
 	}

@@ -45,8 +45,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if issued.EnableLog {
-		ri := infoOf(r.Context())
-		ri.clientID, ri.enableLog = req.ClientID, true
+		identify(w, req.ClientID, true)
 	}
 	return ok(w, tokenData{
 		Token:      issued.Token,
