@@ -111,7 +111,7 @@ func (in *Intraday) fetch(ctx context.Context, code market.Code) (Session, error
 		return Session{Bars: bars, Fetched: s.fetched}, nil
 	})
 	if err != nil {
-		return Session{}, market.Wrap(market.KindUnavailable, err, "intraday series of %v: %v", code, err)
+		return Session{}, sourceErr(err, "intraday series of "+code.String())
 	}
 	return v.(Session), nil
 }

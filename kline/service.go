@@ -135,19 +135,27 @@ func gaps(cov db.Span, ok bool, from, to market.Day) []db.Span {
 
 func (s *Service) fetch(ctx context.Context, code market.Code, freq market.Freq, span db.Span, cov db.Span, covered bool) error {
 	bars, err := s.src.Klines(ctx, code, freq, span.First, span.Last)
-	switch k := upstream.KindOf(err); {
-	case err == nil:
-	case market.KindOf(err) == market.KindNotFound || market.KindOf(err) == market.KindInvalid:
-		return err
-	case k == upstream.KindRC || k == upstream.KindEmpty:
-		// push2his answers an unknown security with rc=100 / no data.
-		return market.Wrap(market.KindNotFound, err, "%s has no %s bars of %v", s.srcName, freq, code)
-	default:
-		return market.Wrap(market.KindUnavailable, err, "%s bars of %v: %v", s.srcName, code, err)
+	if err != nil {
+		return sourceErr(err, fmt.Sprintf("%s %s bars of %v", s.srcName, freq, code))
 	}
 	merged := MergeCoverage(s.cal, cov, covered, span)
 	_, err = s.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: freq, Source: s.srcName, Bars: bars, Cover: &merged}})
 	return err
+}
+
+// sourceErr classifies a source's failure to deliver what (e.g. "push2his
+// D bars of 600519.SH"): an unknown security is 404 (the demo market says
+// not found, push2his answers rc=100 or no data), a request the source
+// refuses as invalid 400, anything else 503: the source is down.
+func sourceErr(err error, what string) error {
+	switch k := upstream.KindOf(err); {
+	case market.KindOf(err) == market.KindNotFound || market.KindOf(err) == market.KindInvalid:
+		return err
+	case k == upstream.KindRC || k == upstream.KindEmpty:
+		return market.Wrap(market.KindNotFound, err, "no %s: the source does not know the security", what)
+	default:
+		return market.Wrap(market.KindUnavailable, err, "%s: %v", what, err)
+	}
 }
 
 // MergeCoverage widens a coverage by a span of complete days when the two
