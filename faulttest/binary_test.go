@@ -1,0 +1,91 @@
+package faulttest
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"mdqs/loadgen"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// binary builds mdqs once per test run, into a folder any user may read
+// (the read-only test runs it as nobody).
+func binary(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("runs the server binary with Linux facilities")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "mdqs-faulttest-"); buildErr != nil {
+			return
+		}
+		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		binPath, buildErr = loadgen.Build(ctx, buildDir)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// demoConfig is a small demo market; only the keys that matter here, so
+// the file stays valid whatever keys config.toml grows.
+const demoConfig = `[sources]
+default = "demo"
+[demo]
+enabled = true
+stocks = 300
+industries = 20
+concepts = 40
+history_days = 30
+`
+
+// startBinary runs the binary with args and stops it (SIGINT) at cleanup.
+func startBinary(t *testing.T, args []string, opt loadgen.StartOptions) *loadgen.Process {
+	t.Helper()
+	p, err := loadgen.Start(binary(t), args, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Stop(30 * time.Second); err != nil {
+			t.Logf("mdqs stop: %v", err)
+		}
+	})
+	return p
+}
+
+// waitIdle waits for the server's start-up jobs.
+func waitIdle(t *testing.T, p *loadgen.Process) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := p.WaitJobsIdle(ctx); err != nil {
+		t.Fatalf("%v\n%s", err, p.Logs())
+	}
+}

@@ -1,0 +1,20 @@
+// Package faulttest holds mdqs's fault tests: what the server does when
+// its upstream goes down, hangs or answers garbage, when its disk is full
+// or its database file read-only, and when it is killed in the middle of a
+// large import.
+//
+//	go test ./faulttest                     # the fast ones, in the normal suite (about 10 s)
+//	go test -tags faults -v ./faulttest     # also the slow ones and the open findings
+//
+// Normal suite: TestUpstreamFaultsServeStaleData and
+// TestNoUpstreamAtAllIsAClearError run the server in-process, built as
+// `mdqs serve` builds it, on a clock pinned inside a trading session so the
+// ranking collects; TestDiskFull runs the real binary on a small tmpfs (it
+// needs root or CAP_SYS_ADMIN and skips without).
+//
+// Tag faults: TestKill9MidImport (the real binary, SIGKILL during a
+// 3,000-file import; -kill.files, -kill.bars), TestReadOnlyDatabase (the
+// binary as uid 65534 over a root-owned database; needs root) and
+// TestHungUpstreamWithShippedTimeouts (push2 hanging with the shipped
+// timeouts; about 95 s). The last two fail until their findings are fixed.
+package faulttest
