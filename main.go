@@ -178,6 +178,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	window := cfg.Market.Window()
 	soft := time.Duration(cfg.Market.BoardsTop50RefreshMS) * time.Millisecond
 	collector := board.NewCollector(store, src.Sectors(), clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
+	defer collector.Close()
 	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
 		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
 	collector.Observe(detector.Observe)

@@ -137,6 +137,7 @@ func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar,
 	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
 	col := board.NewCollector(store, map[string]board.SectorSource{"push2": p2}, clock, log,
 		board.Policy{Calendar: cal, Window: window, Soft: time.Minute})
+	t.Cleanup(col.Close)
 	det := movement.NewDetector(movement.Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock)
 	col.Observe(det.Observe)
 	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: 24 * time.Hour,

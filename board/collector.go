@@ -23,6 +23,11 @@ type Collector struct {
 	log     *slog.Logger
 	policy  Policy
 
+	// base outlives requests: collections run on it so that a reader who
+	// stops waiting does not cancel them; Close ends it.
+	base context.Context
+	stop context.CancelFunc
+
 	mu        sync.RWMutex
 	latest    map[key]Stored
 	flight    singleflight.Group
@@ -55,11 +60,29 @@ type Policy struct {
 	Calendar *market.Calendar
 	Window   market.Window // collection window of trading days
 	Soft     time.Duration // a collection older than this is due inside the window
+	// Wait is how long a reader waits for a due collection when an older
+	// one of the day is there to answer with (default 3 s). A slow or
+	// hanging upstream then costs a request this much, not the upstream's
+	// timeouts and retries: the collection goes on in the background and
+	// the next reader gets it.
+	Wait time.Duration
 }
 
+// DefaultWait is Policy.Wait's default: a healthy push2 delivers both
+// sector families well within it at the shared 2 requests/s.
+const DefaultWait = 3 * time.Second
+
 func NewCollector(store *db.Store, sources map[string]SectorSource, clock market.Clock, log *slog.Logger, policy Policy) *Collector {
-	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}}
+	if policy.Wait <= 0 {
+		policy.Wait = DefaultWait
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}, base: base, stop: stop}
 }
+
+// Close cancels the collections still running (a reader may have stopped
+// waiting for one); call it at shutdown, before the store closes.
+func (c *Collector) Close() { c.stop() }
 
 // Pick is the collection chosen for one family of the current day.
 type Pick struct {
@@ -99,7 +122,12 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 		return p
 	}
 	p.Tried = true
-	fresh, err := c.Collect(ctx, kind, source)
+	var fresh Stored
+	if p.Found {
+		fresh, err = c.collectWithin(ctx, kind, source, c.policy.Wait)
+	} else {
+		fresh, err = c.Collect(ctx, kind, source)
+	}
 	switch {
 	case err != nil:
 		p.Err = err
@@ -121,14 +149,20 @@ func (c *Collector) Has(source string) bool {
 // the latest. Concurrent calls for the same family and source share one
 // upstream request.
 func (c *Collector) Collect(ctx context.Context, kind market.SectorKind, source string) (Stored, error) {
+	return c.collectWithin(ctx, kind, source, 0)
+}
+
+// collectWithin is Collect that gives up waiting after wait (0: never)
+// or when ctx ends; the collection itself goes on for whoever comes next.
+func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, source string, wait time.Duration) (Stored, error) {
 	src, ok := c.sources[source]
 	if !ok {
-		return Stored{}, market.Errorf(market.KindUnavailable, "source %s is not configured", source)
+		return Stored{}, market.Errorf(market.KindInvalid, "source %s is not configured on this server", source)
 	}
-	v, err, _ := c.flight.Do(string(kind)+"/"+source, func() (any, error) {
+	ch := c.flight.DoChan(string(kind)+"/"+source, func() (any, error) {
 		// A caller that gives up must not cancel the collection the others
-		// are waiting for.
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		// are waiting for; only Close does.
+		fctx, cancel := context.WithTimeout(c.base, 2*time.Minute)
 		defer cancel()
 		snap, err := src.Sectors(fctx, kind)
 		if err != nil {
@@ -136,10 +170,23 @@ func (c *Collector) Collect(ctx context.Context, kind market.SectorKind, source 
 		}
 		return c.keep(fctx, kind, source, snap)
 	})
-	if err != nil {
-		return Stored{}, err
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
 	}
-	return v.(Stored), nil
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return Stored{}, res.Err
+		}
+		return res.Val.(Stored), nil
+	case <-timeout:
+		return Stored{}, market.Errorf(market.KindUnavailable, "the %s %s collection is taking longer than %v; it goes on in the background", source, kind, wait)
+	case <-ctx.Done():
+		return Stored{}, market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for the %s %s collection", source, kind)
+	}
 }
 
 // keep validates, stores and remembers a snapshot.

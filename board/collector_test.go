@@ -100,7 +100,7 @@ func TestCollectRefusesEmptyAndUnknownSources(t *testing.T) {
 	if _, err := c.Collect(context.Background(), market.Industry, "push2"); market.KindOf(err) != market.KindUnavailable {
 		t.Fatalf("empty snapshot: %v", err)
 	}
-	if _, err := c.Collect(context.Background(), market.Industry, "akshare"); market.KindOf(err) != market.KindUnavailable {
+	if _, err := c.Collect(context.Background(), market.Industry, "akshare"); market.KindOf(err) != market.KindInvalid {
 		t.Fatalf("unconfigured source: %v", err)
 	}
 	if _, err := c.History(context.Background(), market.Industry, "push2", monday10); !board.IsNotFound(err) {

@@ -97,6 +97,7 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	window := cfg.Market.Window()
 	soft := time.Duration(cfg.Market.BoardsTop50RefreshMS) * time.Millisecond
 	collector := board.NewCollector(store, src.Sectors(), clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
+	t.Cleanup(collector.Close)
 	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
 		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
 	collector.Observe(detector.Observe)

@@ -212,8 +212,13 @@ func (s *Service) keep(day market.Day, r *market.Ranking) *Entry {
 func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*market.Ranking, error) {
 	now := s.clock.Now()
 	if day == s.cfg.Window.CurrentTradingDay(s.cal, now) {
-		ind := s.col.Current(ctx, market.Industry, board.Resolve(s.cfg.Mode, market.Industry), day, collect)
-		con := s.col.Current(ctx, market.Concept, board.Resolve(s.cfg.Mode, market.Concept), day, collect)
+		// The families come from different upstreams (auto mode) or pages
+		// of one: collecting them side by side halves a slow rebuild.
+		var ind, con board.Pick
+		var wg sync.WaitGroup
+		wg.Go(func() { ind = s.col.Current(ctx, market.Industry, board.Resolve(s.cfg.Mode, market.Industry), day, collect) })
+		con = s.col.Current(ctx, market.Concept, board.Resolve(s.cfg.Mode, market.Concept), day, collect)
+		wg.Wait()
 		switch {
 		case ind.Err != nil && !ind.Found:
 			return nil, ind.Err
