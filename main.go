@@ -148,6 +148,19 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		return err
 	}
 	defer store.Close()
+	// A read-only database still serves what it holds; start-up writes
+	// below then only warn, and every write later answers 503.
+	startupWrite := func(what string, err error) error {
+		if err == nil || !store.ReadOnly() {
+			return err
+		}
+		log.Warn(what+" skipped: the database is read-only", "err", err)
+		return nil
+	}
+	if store.ReadOnly() {
+		log.Warn("database opened read-only (no write permission on the file or its folder): reads are served, writes answer 503 'database not writable'",
+			"db", cfg.Server.DB)
+	}
 
 	authSvc, err := auth.New(store, clock, auth.Config{
 		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
@@ -163,7 +176,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	defer authSvc.Close()
 
-	if err := seedDemo(ctx, cfg, store, clock, log); err != nil {
+	if err := startupWrite("demo client", seedDemo(ctx, cfg, store, clock, log)); err != nil {
 		return err
 	}
 
@@ -293,7 +306,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	runner.Start(ctx)
 	defer runner.Stop()
-	if err := screens.Start(ctx); err != nil {
+	if err := startupWrite("screen queue", screens.Start(ctx)); err != nil {
 		return err
 	}
 	defer screens.Stop()

@@ -41,6 +41,7 @@ func newContract(t *testing.T, h *harness) *contract {
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Fatalf("openapi.json is not a valid OpenAPI 3 document: %v", err)
 	}
+	closeObjects(doc)
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,65 @@ func newContract(t *testing.T, h *harness) *contract {
 		}
 	}
 	return &contract{t: t, doc: doc, router: router, seen: map[string]bool{}}
+}
+
+// closeObjects makes every object schema that lists its properties refuse
+// others, so a field the server sends and the document does not name fails
+// the test: the document must be complete, not merely not wrong.
+func closeObjects(doc *openapi3.T) {
+	// An allOf member is one part of an object and must not refuse the
+	// other parts' properties, wherever else it is used; only what it
+	// contains is closed.
+	members := map[*openapi3.Schema]bool{}
+	eachSchema(doc, func(s *openapi3.Schema) {
+		for _, x := range s.AllOf {
+			if x.Value != nil {
+				members[x.Value] = true
+			}
+		}
+	})
+	eachSchema(doc, func(s *openapi3.Schema) {
+		if len(s.Properties) > 0 && !members[s] && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+			no := false
+			s.AdditionalProperties.Has = &no
+		}
+	})
+}
+
+// eachSchema calls fn once for every schema reachable from a response.
+func eachSchema(doc *openapi3.T, fn func(*openapi3.Schema)) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		fn(s)
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
+		for _, l := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, x := range l {
+				walk(x)
+			}
+		}
+	}
+	for _, path := range doc.Paths.Map() {
+		for _, op := range path.Operations() {
+			for _, r := range op.Responses.Map() {
+				if r.Value == nil {
+					continue
+				}
+				for _, mt := range r.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+		}
+	}
 }
 
 // check validates one exchange. The request is checked too: a parameter

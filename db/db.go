@@ -27,12 +27,23 @@ type Options struct {
 	BusyTimeout time.Duration // default 5s
 }
 
+func (o Options) withDefaults() Options {
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	return o
+}
+
 // Store is the open database.
 type Store struct {
-	path   string
-	w      *sql.DB // exactly one connection; every write goes here
-	r      *sql.DB // query_only readers
-	schema int     // user_version after migration
+	path     string
+	w        *sql.DB // exactly one connection; every write goes here
+	r        *sql.DB // query_only readers
+	schema   int     // user_version after migration
+	readOnly bool    // opened read-only: every write fails as unavailable
 }
 
 // Every connection gets these: the pragmas are per connection (except
@@ -44,18 +55,17 @@ func dsn(path string, busy time.Duration, extra ...string) string {
 		"_pragma=foreign_keys(1)",
 		"_pragma=synchronous(NORMAL)",
 	}
-	return path + "?" + strings.Join(append(params, extra...), "&")
+	sep := "?"
+	if strings.Contains(path, "?") { // a file: URI with its own parameters
+		sep = "&"
+	}
+	return path + sep + strings.Join(append(params, extra...), "&")
 }
 
 // Open opens (creating if needed) the database at path, applies the pending
 // migrations of schema, and returns the store.
 func Open(ctx context.Context, path, schema string, opt Options) (*Store, error) {
-	if opt.Readers <= 0 {
-		opt.Readers = 4
-	}
-	if opt.BusyTimeout <= 0 {
-		opt.BusyTimeout = 5 * time.Second
-	}
+	opt = opt.withDefaults()
 	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, ":memory:") {
 		// A query string in the path would be read as driver options, and
 		// ":memory:" gives each pooled connection its own empty database.
@@ -64,6 +74,9 @@ func Open(ctx context.Context, path, schema string, opt Options) (*Store, error)
 	migrations, err := parseSchema(schema)
 	if err != nil {
 		return nil, err
+	}
+	if access := probeAccess(path); access != readWrite {
+		return openReadOnly(ctx, path, migrations, opt, access)
 	}
 	w, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, "_pragma=journal_mode(WAL)", "_txlock=immediate"))
 	if err != nil {
@@ -106,6 +119,9 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
+	if s.readOnly {
+		return errors.Join(append(errs, s.w.Close())...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// TRUNCATE leaves a zero-length -wal file, so the .db file alone is a
@@ -116,6 +132,9 @@ func (s *Store) Close() error {
 	errs = append(errs, s.w.Close())
 	return errors.Join(errs...)
 }
+
+// ReadOnly reports a store opened on a file this process may not write.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // SchemaVersion is the migration the database is at.
 func (s *Store) SchemaVersion() int { return s.schema }

@@ -14,3 +14,18 @@ func (s *Store) ReaderPragma(ctx context.Context, name string) (int, error) {
 	err := s.r.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	return v, err
 }
+
+// OpenReadOnly opens path the way Open does when the file (or, with
+// folder, its folder) is not writable: tests run as root, for whom every
+// file is writable, so the permission probe cannot be made to say so.
+func OpenReadOnly(ctx context.Context, path, schema string, folder bool) (*Store, error) {
+	migrations, err := parseSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	a := readOnlyFile
+	if folder {
+		a = readOnlyFolder
+	}
+	return openReadOnly(ctx, path, migrations, Options{}, a)
+}

@@ -20,6 +20,8 @@ type Health struct {
 	WALBytes      int64     `json:"wal_bytes"`
 	Readers       PoolStats `json:"readers"`
 	Writer        PoolStats `json:"writer"`
+	// ReadOnly: the file could only be opened for reading; writes answer 503.
+	ReadOnly bool `json:"read_only"`
 }
 
 // PoolStats is the part of sql.DBStats worth watching.
@@ -42,7 +44,7 @@ func poolStats(db *sql.DB) PoolStats {
 
 // Health pings a reader and reads the file's vital signs.
 func (s *Store) Health(ctx context.Context) (Health, error) {
-	h := Health{SchemaVersion: s.schema, Readers: poolStats(s.r), Writer: poolStats(s.w)}
+	h := Health{SchemaVersion: s.schema, Readers: poolStats(s.r), Writer: poolStats(s.w), ReadOnly: s.readOnly}
 	start := time.Now()
 	if err := s.r.PingContext(ctx); err != nil {
 		return h, classify(err, "ping")

@@ -1,0 +1,77 @@
+package db_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mdqs/auth"
+	"mdqs/db"
+	"mdqs/db/dbtest"
+	"mdqs/market"
+)
+
+// A database this process may only read still serves reads; every write
+// is a clear unavailable error ("database not writable"), not a crash.
+func TestReadOnlyStoreServesReadsAndRefusesWrites(t *testing.T) {
+	for _, folder := range []bool{false, true} {
+		name := map[bool]string{false: "read-only file", true: "read-only folder"}[folder]
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "mdqs.db")
+			rw := dbtest.OpenAt(t, path)
+			now := time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai())
+			if _, err := rw.PutClient(ctx, auth.Client{ID: "c", SecretHash: "h", Enabled: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			ro, err := db.OpenReadOnly(ctx, path, dbtest.Schema(t), folder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+			if !ro.ReadOnly() {
+				t.Error("ReadOnly() = false")
+			}
+			if c, err := ro.Client(ctx, "c"); err != nil || c.ID != "c" {
+				t.Fatalf("read: %+v %v", c, err)
+			}
+			_, err = ro.PutClient(ctx, auth.Client{ID: "d", SecretHash: "h", Enabled: true, CreatedAt: now, UpdatedAt: now})
+			if market.KindOf(err) != market.KindUnavailable || !strings.Contains(err.Error(), "database not writable") {
+				t.Fatalf("write on a read-only store: %v", err)
+			}
+			h, err := ro.Health(ctx)
+			if err != nil || !h.ReadOnly {
+				t.Errorf("health: %+v %v", h, err)
+			}
+			if folder {
+				// immutable: SQLite must not have made a -shm beside it
+				if _, err := os.Stat(path + "-shm"); err == nil {
+					t.Error("an immutable open created a -shm file")
+				}
+			}
+		})
+	}
+}
+
+// A read-only file cannot be migrated, so one at an older schema is
+// refused with what to do.
+func TestReadOnlyStoreRefusesAnOldSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := "-- version 1\nCREATE TABLE a(x);\n"
+	s, err := db.Open(context.Background(), path, old, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = db.OpenReadOnly(context.Background(), path, old+"-- version 2\nCREATE TABLE b(y);\n", false)
+	if err == nil || !strings.Contains(err.Error(), "read-only and at schema version 1; this binary needs 2") {
+		t.Fatalf("err = %v", err)
+	}
+}
