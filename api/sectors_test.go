@@ -132,7 +132,7 @@ func TestBoardsQueryErrors(t *testing.T) {
 		{"/v1/api/market/movements/events?code=BK9999", 404, "board not found"},
 		{"/v1/api/market/movements/events?sort=pct", 400, "invalid sort field"},
 		{"/v1/api/market/movements/events?since=yesterday", 400, "missing or invalid params"},
-		{"/v1/api/boards/industry?day=20261118", 404, "not found"}, // a past day with no data
+		{"/v1/api/boards/industry?day=20261118", 404, "not found"},                // a past day with no data
 		{"/v1/api/boards/industry?source=demo", 400, "missing or invalid params"}, // a source this server does not have
 	} {
 		h.signed(http.MethodGet, tt.path, tok, nil).expect(t, tt.status, tt.message)

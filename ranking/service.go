@@ -216,7 +216,9 @@ func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*mar
 		// of one: collecting them side by side halves a slow rebuild.
 		var ind, con board.Pick
 		var wg sync.WaitGroup
-		wg.Go(func() { ind = s.col.Current(ctx, market.Industry, board.Resolve(s.cfg.Mode, market.Industry), day, collect) })
+		wg.Go(func() {
+			ind = s.col.Current(ctx, market.Industry, board.Resolve(s.cfg.Mode, market.Industry), day, collect)
+		})
 		con = s.col.Current(ctx, market.Concept, board.Resolve(s.cfg.Mode, market.Concept), day, collect)
 		wg.Wait()
 		switch {
