@@ -54,9 +54,12 @@ func binary(t *testing.T) string {
 }
 
 // demoConfig is a small demo market; only the keys that matter here, so
-// the file stays valid whatever keys config.toml grows.
+// the file stays valid whatever keys config.toml grows. The tests ask for
+// tokens faster than the shipped per-address limit allows.
 const demoConfig = `[sources]
 default = "demo"
+[limits]
+token_rate = 0.0
 [demo]
 enabled = true
 stocks = 300

@@ -124,13 +124,17 @@ func TestDiskFull(t *testing.T) {
 	filler := fill(t, fs)
 	t.Logf("filesystem full: %s", dfText(fs))
 
-	// Writes: a K-line read-through of a code not stored yet stores about
-	// ten years of bars; a token request stores a token. The WAL file has
-	// room left in it at first, so keep writing until the disk says no.
+	// Writes: a token request stores a token; a K-line read-through of a
+	// code not stored yet would store about ten years of bars, and when it
+	// cannot, serves them from the source unstored. The WAL file has room
+	// left in it at first, so keep writing until the disk says no.
 	failures := 0
 	var sample string
 	for i, code := range codes[1:] {
-		for _, r := range []*client.Response{get("/v1/api/kline?code=" + code + span), tokenRequest(t, p.Addr)} {
+		if r := get("/v1/api/kline?code=" + code + span); r.Status != http.StatusOK {
+			t.Errorf("kline read-through on a full disk: %d %.300s; want the source's bars, served unstored", r.Status, r.Body)
+		}
+		for _, r := range []*client.Response{tokenRequest(t, p.Addr)} {
 			switch {
 			case r.Status == http.StatusOK:
 			case r.Status == http.StatusServiceUnavailable:

@@ -134,8 +134,20 @@ func TestReadOnlyDatabase(t *testing.T) {
 				t.Fatalf("token request: %v", err)
 			}
 			expectReadOnly503(t, "POST /v1/auth/token", tr)
+			// A K-line of days the file does not hold is fetched from the
+			// source and served without being kept.
 			r := get("/v1/api/kline?code=" + codes[1] + "&freq=D&start=2016-01-01&end=2026-11-20")
-			expectReadOnly503(t, "kline read-through", r)
+			var kl struct {
+				Data struct {
+					Count int `json:"count"`
+				} `json:"data"`
+			}
+			if r.Status != http.StatusOK || json.Unmarshal(r.Body, &kl) != nil || kl.Data.Count < 100 {
+				t.Errorf("kline read-through on a read-only database: %d %.300s; want the source's bars, served unstored", r.Status, r.Body)
+			}
+			if !strings.Contains(p.Logs(), "bars not stored; serving them from the source") {
+				t.Errorf("the unstored read-through was not logged:\n%s", p.Logs())
+			}
 			if strings.Contains(p.Logs(), "level=ERROR") {
 				t.Errorf("the server logged errors on a read-only database:\n%s", p.Logs())
 			}

@@ -2,6 +2,7 @@ package kline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -86,9 +87,38 @@ func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq
 		return nil, nil
 	}
 	if err := s.Ensure(ctx, code, freq, from, to); err != nil {
-		return nil, err
+		var sw storeWriteError
+		if !errors.As(err, &sw) {
+			return nil, err
+		}
+		// The source answered but the store cannot keep it (disk full, a
+		// read-only file): serve the source's bars this time rather than
+		// nothing. They are not kept, so the next request fetches again.
+		s.log.Warn("bars not stored; serving them from the source", "code", code, "freq", freq, "err", sw.err)
+		return s.direct(ctx, code, freq, from, to)
 	}
 	return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: from.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
+}
+
+// storeWriteError marks a fetch whose bars arrived but could not be stored.
+type storeWriteError struct{ err error }
+
+func (e storeWriteError) Error() string { return e.err.Error() }
+func (e storeWriteError) Unwrap() error { return e.err }
+
+// direct is [from, to] straight from the source, final days only.
+func (s *Service) direct(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+	bars, err := s.src.Klines(ctx, code, freq, from, to)
+	if err != nil {
+		return nil, sourceErr(err, fmt.Sprintf("%s %s bars of %v", s.srcName, freq, code))
+	}
+	out := bars[:0:0]
+	for _, b := range bars {
+		if b.Day >= from && b.Day <= to {
+			out = append(out, b)
+		}
+	}
+	return out, nil
 }
 
 // Ensure makes the store cover [from, to] for a series, fetching the days
@@ -139,8 +169,10 @@ func (s *Service) fetch(ctx context.Context, code market.Code, freq market.Freq,
 		return sourceErr(err, fmt.Sprintf("%s %s bars of %v", s.srcName, freq, code))
 	}
 	merged := MergeCoverage(s.cal, cov, covered, span)
-	_, err = s.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: freq, Source: s.srcName, Bars: bars, Cover: &merged}})
-	return err
+	if _, err = s.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: freq, Source: s.srcName, Bars: bars, Cover: &merged}}); err != nil {
+		return storeWriteError{err}
+	}
+	return nil
 }
 
 // sourceErr classifies a source's failure to deliver what (e.g. "push2his
