@@ -70,6 +70,8 @@ commands:
   call      send one signed request: mdqs call GET /v1/api/whoami
   calendar  import | status: exchange holidays (a newly published year)
   reports   import: financial reports (mdqs reports import -period 2024Q3)
+  backfill  fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
+  import    tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   version   print the version
 
 Run "mdqs COMMAND -h" for a command's flags.`
@@ -90,6 +92,10 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Calendar(ctx, env, args)
 	case "reports":
 		return cli.Reports(ctx, env, args)
+	case "backfill":
+		return cli.Backfill(ctx, env, args)
+	case "import":
+		return cli.Import(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.Stdout, "mdqs", env.Version)
 		return nil
@@ -180,7 +186,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		return err
 	}
 
-	cal, err := loadCalendar(ctx, cfg, store)
+	cal, err := cli.LoadCalendar(ctx, cfg, store)
 	if err != nil {
 		return err
 	}
@@ -334,31 +340,6 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	// checkpoint and close the database.
 	log.Info("mdqs stopped")
 	return nil
-}
-
-// loadCalendar is the built-in holiday list plus the configured file and
-// the years imported with `mdqs calendar import`.
-func loadCalendar(ctx context.Context, cfg config.Config, store *db.Store) (*market.Calendar, error) {
-	cal := market.DefaultCalendar()
-	if cfg.Market.HolidaysFile != "" {
-		f, err := os.Open(cfg.Market.HolidaysFile)
-		if err != nil {
-			return nil, fmt.Errorf("market.holidays_file: %w", err)
-		}
-		defer f.Close()
-		if err := cal.Merge(f); err != nil {
-			return nil, fmt.Errorf("market.holidays_file: %w", err)
-		}
-	}
-	imported, err := store.Holidays(ctx)
-	if err != nil {
-		return nil, err
-	}
-	days := map[market.Day]string{}
-	for _, h := range imported {
-		days[h.Day] = h.Name
-	}
-	return cal, cal.Add(days)
 }
 
 // seedDemo applies demo mode: the well-known demo client exists only while

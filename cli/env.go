@@ -9,9 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"mdqs/config"
 	"mdqs/db"
+	"mdqs/market"
 )
 
 // Env is what a command may touch of the outside world.
@@ -67,4 +69,50 @@ func openStore(ctx context.Context, env Env, configPath, dbPath string) (*db.Sto
 		dbPath = cfg.Server.DB
 	}
 	return db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1})
+}
+
+// openConfigured loads the configuration (-config, else ./config.toml, else
+// the built-in one), points it at -db when given, and opens that store.
+func openConfigured(ctx context.Context, env Env, configPath, dbPath string, readers int) (config.Config, *db.Store, error) {
+	cfg, _, err := config.Load(configPath, env.DefaultConfig)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	if dbPath != "" {
+		cfg.Server.DB = dbPath
+	}
+	if err := cfg.Validate(); err != nil {
+		return config.Config{}, nil, err
+	}
+	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: readers})
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	return cfg, store, nil
+}
+
+// LoadCalendar is the trading calendar as the server reads it: the
+// built-in holiday list, plus market.holidays_file, plus the years
+// imported with `mdqs calendar import`.
+func LoadCalendar(ctx context.Context, cfg config.Config, store *db.Store) (*market.Calendar, error) {
+	cal := market.DefaultCalendar()
+	if cfg.Market.HolidaysFile != "" {
+		f, err := os.Open(cfg.Market.HolidaysFile)
+		if err != nil {
+			return nil, fmt.Errorf("market.holidays_file: %w", err)
+		}
+		defer f.Close()
+		if err := cal.Merge(f); err != nil {
+			return nil, fmt.Errorf("market.holidays_file: %w", err)
+		}
+	}
+	imported, err := store.Holidays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	days := map[market.Day]string{}
+	for _, h := range imported {
+		days[h.Day] = h.Name
+	}
+	return cal, cal.Add(days)
 }

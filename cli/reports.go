@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"mdqs/config"
-	"mdqs/db"
 	"mdqs/finance"
 	"mdqs/market"
 	"mdqs/sources"
@@ -61,14 +59,7 @@ func Reports(ctx context.Context, env Env, args []string) error {
 	if *latest < 0 || *latest > 8 {
 		return Usage("mdqs reports import: -latest must be 1..8")
 	}
-	cfg, _, err := config.Load(*configPath, env.DefaultConfig)
-	if err != nil {
-		return err
-	}
-	if *dbPath != "" {
-		cfg.Server.DB = *dbPath
-	}
-	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: 1})
+	cfg, store, err := openConfigured(ctx, env, *configPath, *dbPath, 1)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mdqs/bridge/bridgetest"
+	"mdqs/db"
+	"mdqs/market"
+)
+
+func TestImportTDX(t *testing.T) {
+	env, dbPath, configPath, out := backfillEnv(t)
+	folder := t.TempDir()
+	bridgetest.Write(t, folder)
+	ctx := context.Background()
+
+	if err := Import(ctx, env, []string{"tdx", "-dir", folder, "-config", configPath}); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	first := out.String()
+	for _, want := range []string{"303 bars read, 303 written, 4 names", "3 concept blocks", "progress: "} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first import's output lacks %q:\n%s", want, first)
+		}
+	}
+	store, err := db.Open(ctx, dbPath, env.Schema, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := store.BarCount(ctx, market.MustCode("600519.SH"), market.Daily)
+	store.Close()
+	if err != nil || n == 0 {
+		t.Fatalf("600519.SH daily bars after the import: %d %v", n, err)
+	}
+
+	// Nothing changed: nothing is read or written.
+	out.Reset()
+	if err := Import(ctx, env, []string{"tdx", "-dir", folder, "-config", configPath}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0 changed: 0 bar files, 0 bars read, 0 written") {
+		t.Errorf("second import:\n%s", out)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		text string
+	}{
+		{nil, 2, "usage: mdqs import tdx"},
+		{[]string{"csv"}, 2, "usage: mdqs import tdx"},
+		{[]string{"tdx", "-config", configPath}, 2, "give -dir, or set tdx.dir"},
+		{[]string{"tdx", "-config", configPath, "-dir", filepath.Join(folder, "nope")}, 1, "no such folder"},
+		{[]string{"tdx", "-config", configPath, "-dir", folder, "extra"}, 2, `unexpected argument "extra"`},
+	} {
+		err := Import(ctx, env, tc.args)
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != tc.code || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("Import(%q) = %v, want exit %d saying %q", tc.args, err, tc.code, tc.text)
+		}
+	}
+}

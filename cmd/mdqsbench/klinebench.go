@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mdqs/api"
+	"mdqs/auth"
+	"mdqs/cache"
+	"mdqs/client"
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/kline"
+	"mdqs/market"
+	"mdqs/sources"
+)
+
+const klineAbout = `Starts the server in-process on 127.0.0.1 over a database made by gen,
+wired as serve wires it (store, auth with signatures required, the demo
+client, K-line service and pager on the demo configuration, the real
+router and middleware, the shipped rate limits with the benchmark's client
+lifted; the background jobs do not run), and sends -n
+signed GET /v1/api/kline requests for one stock, one year of daily bars
+ending on the stock's last covered day, indicators=ma5,ma20, from -c
+concurrent loops using mdqs/client (a fresh nonce and signature each).
+The store covers the range, so no request fetches (checked: the demo
+source must see no call).
+
+Prints the latency the client sees (signing and loopback HTTP included)
+as p50/p90/p99/max, the time inside the server's handler, requests/s, and
+memory: Go heap in use and runtime Sys after the run, and the process's
+RSS and peak RSS (VmRSS/VmHWM) from /proc/self/status, which include the
+load loop since both run in one process.`
+
+func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("kline", klineAbout, stderr)
+	path := fs.String("db", "", "database made by gen (required)")
+	n := fs.Int("n", 2000, "requests measured")
+	conc := fs.Int("c", 1, "concurrent request loops")
+	warm := fs.Int("warmup", 200, "requests sent before measuring")
+	codeArg := fs.String("code", "600519.SH", "the stock asked for")
+	rotate := fs.Bool("rotate", false, "ask for a different stock each request (every stock of the stocks table in turn)")
+	schemaPath := fs.String("schema", "", "schema.sql (default: found from the current directory)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *path == "":
+		return usageError{"kline: -db is required (make one with mdqsbench gen)"}
+	case *n < 1 || *conc < 1 || *warm < 0:
+		return usageError{"kline: -n and -c must be positive, -warmup not negative"}
+	}
+	code, err := market.ParseCode(*codeArg)
+	if err != nil {
+		return usageError{"kline: -code: " + err.Error()}
+	}
+	schema, err := readSchema(*schemaPath)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(ctx, *path, schema)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+
+	cov, _, ok, err := srv.store.Coverage(ctx, code, market.Daily)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s holds no daily bars of %v: run mdqsbench gen first", *path, code)
+	}
+	end := cov.Last
+	start := market.NewDay(end.Year()-1, end.Month(), end.Dom()).AddDays(1)
+	if start < cov.First {
+		return fmt.Errorf("%s covers %v..%v of %v: less than a year", *path, cov.First, cov.Last, code)
+	}
+	codes := []market.Code{code}
+	if *rotate {
+		if codes, err = storedCodes(ctx, srv.store); err != nil {
+			return err
+		}
+	}
+	paths := make([]string, len(codes))
+	for i, c := range codes {
+		q := url.Values{"code": {c.String()}, "freq": {"D"}, "start": {start.String()}, "end": {end.String()}, "indicators": {"ma5,ma20"}}
+		paths[i] = "/v1/api/kline?" + q.Encode()
+	}
+
+	cl := client.New(srv.addr, auth.DemoClientID, auth.DemoSecret)
+	cl.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc + 1}}
+	if _, err := cl.Token(ctx); err != nil {
+		return err
+	}
+	first, err := cl.Do(ctx, http.MethodGet, paths[0], nil)
+	if err != nil {
+		return err
+	}
+	if first.Status != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d: %s", paths[0], first.Status, bytes.TrimSpace(first.Body))
+	}
+	if _, err := load(ctx, cl, paths, *warm, *conc); err != nil {
+		return err
+	}
+	srv.handlerTimes.reset() // waits for the warm-up's last handler to record
+	runtime.GC()
+	before := readMemory()
+
+	t0 := time.Now()
+	lat, err := load(ctx, cl, paths, *n, *conc)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(t0)
+	after := readMemory()
+	handler := srv.handlerTimes.sorted()
+	calls := srv.src.Demo.Status().Calls
+
+	fmt.Fprintf(stdout, "GET %s\n", paths[0])
+	if *rotate {
+		fmt.Fprintf(stdout, "  (rotating over %d stocks)\n", len(codes))
+	}
+	fmt.Fprintf(stdout, "response: %d bytes (%s)\n", len(first.Body), rowsOf(first.Body))
+	fmt.Fprintf(stdout, "requests: %d after %d warm-up, %d concurrent, %.2f s, %.0f req/s\n", *n, *warm, *conc, wall.Seconds(), float64(*n)/wall.Seconds())
+	fmt.Fprintf(stdout, "latency (client, signed, over loopback HTTP): %s\n", summarize(lat))
+	fmt.Fprintf(stdout, "inside the server's handler:                  %s\n", summarize(handler))
+	fmt.Fprintf(stdout, "memory before the run: %s\n", before)
+	fmt.Fprintf(stdout, "memory after the run:  %s\n", after)
+	if calls > 0 {
+		fmt.Fprintf(stdout, "WARNING: the demo source was called %d times: the store did not cover every request\n", calls)
+	} else {
+		fmt.Fprintln(stdout, "source calls during the run: 0 (every bar came from the store)")
+	}
+	return nil
+}
+
+// benchServer is the server of the kline benchmark, in this process.
+type benchServer struct {
+	addr         string
+	store        *db.Store
+	src          *sources.Set
+	handlerTimes *durations
+	close        func()
+}
+
+// startServer wires the parts of serve that GET /v1/api/kline uses, on
+// the shipped configuration's demo mode with the database given.
+func startServer(ctx context.Context, path, schema string) (*benchServer, error) {
+	cfg := config.Default()
+	cfg.Server.DB = path
+	cfg.Sources.Default = "demo"
+	cfg.Demo.Enabled = true
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	clock := market.SystemClock{}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var cleanup []func()
+	closeAll := func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}
+	fail := func(err error) (*benchServer, error) {
+		closeAll()
+		return nil, err
+	}
+	store, err := db.Open(ctx, path, schema, db.Options{Readers: cfg.Server.DBReaders})
+	if err != nil {
+		return nil, err
+	}
+	cleanup = append(cleanup, func() { store.Close() })
+	authSvc, err := auth.New(store, clock, auth.Config{
+		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
+		MaxTokensPerClient: cfg.Auth.TokenMaxPerClient,
+		Signature:          auth.SignatureMode(cfg.Auth.Signature),
+		MaxClockSkew:       cfg.Auth.MaxClockSkew.Duration,
+		NonceCapacity:      cfg.Auth.NonceCapacity,
+		TokenCacheSize:     cfg.Auth.TokenCacheSize,
+		RevocationCheck:    cfg.Auth.RevocationCheck.Duration,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	cleanup = append(cleanup, func() { authSvc.Close() })
+	if _, err := auth.EnsureDemoClient(ctx, store, clock.Now(), auth.DefaultKDF); err != nil {
+		return fail(err)
+	}
+	cal := market.DefaultCalendar()
+	src, err := sources.New(cfg, cal, clock)
+	if err != nil {
+		return fail(err)
+	}
+	svc, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	if err != nil {
+		return fail(err)
+	}
+	pager, err := kline.NewPager(svc, cfg.Kline.Refresh.Duration)
+	if err != nil {
+		return fail(err)
+	}
+	cleanup = append(cleanup, pager.Close)
+	a := api.New(api.Deps{
+		Auth: authSvc, Store: store, Klines: svc, Pager: pager, Calendar: cal, Log: log, Clock: clock,
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: "mdqsbench",
+		CacheStats: []func() cache.Stats{pager.CacheStats}, Sources: src.Statuses, SourceMode: cfg.Sources.Default,
+		// The shipped limits, with the benchmark's client lifted as the
+		// load test lifts its own: this measures latency, not 429s.
+		Limits: api.Limits{
+			Client:  api.RateLimit{Rate: cfg.Limits.ClientRate, Burst: cfg.Limits.ClientBurst},
+			Token:   api.RateLimit{Rate: cfg.Limits.TokenRate, Burst: cfg.Limits.TokenBurst},
+			Clients: map[string]api.RateLimit{auth.DemoClientID: {}},
+		},
+	})
+	times := &durations{}
+	inner := a.Handler()
+	httpSrv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			times.begin()
+			t0 := time.Now()
+			inner.ServeHTTP(w, r)
+			times.add(time.Since(t0))
+		}),
+		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout.Duration,
+		ReadTimeout:       cfg.Server.ReadTimeout.Duration,
+		WriteTimeout:      cfg.Server.WriteTimeout.Duration,
+		IdleTimeout:       cfg.Server.IdleTimeout.Duration,
+		MaxHeaderBytes:    64 << 10,
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	go httpSrv.Serve(ln)
+	cleanup = append(cleanup, func() { httpSrv.Close() })
+	return &benchServer{addr: ln.Addr().String(), store: store, src: src, handlerTimes: times, close: closeAll}, nil
+}
+
+// storedCodes is every stock of the stocks table, in code order.
+func storedCodes(ctx context.Context, store *db.Store) ([]market.Code, error) {
+	names, err := store.StockNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []market.Code
+	for c := range names {
+		if code, err := market.ParseCode(c); err == nil {
+			out = append(out, code)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the stocks table is empty: run mdqsbench gen first")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+// load sends n requests from conc loops, request i for paths[i%len], and
+// returns each one's latency, sorted.
+func load(ctx context.Context, cl *client.Client, paths []string, n, conc int) ([]time.Duration, error) {
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, conc)
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				resp, err := cl.Do(ctx, http.MethodGet, paths[i%len(paths)], nil)
+				lat[i] = time.Since(t0)
+				if err == nil && (resp.Status != http.StatusOK || !bytes.HasPrefix(resp.Body, []byte(`{"code":1,`))) {
+					err = fmt.Errorf("HTTP %d: %.200s", resp.Status, resp.Body)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(lat)
+	return lat, nil
+}
