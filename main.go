@@ -168,15 +168,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 			"db", cfg.Server.DB)
 	}
 
-	authSvc, err := auth.New(store, clock, auth.Config{
-		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
-		MaxTokensPerClient: cfg.Auth.TokenMaxPerClient,
-		Signature:          auth.SignatureMode(cfg.Auth.Signature),
-		MaxClockSkew:       cfg.Auth.MaxClockSkew.Duration,
-		NonceCapacity:      cfg.Auth.NonceCapacity,
-		TokenCacheSize:     cfg.Auth.TokenCacheSize,
-		RevocationCheck:    cfg.Auth.RevocationCheck.Duration,
-	})
+	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
 	if err != nil {
 		return err
 	}

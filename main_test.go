@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,33 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"mdqs/cli"
+	"mdqs/loadgen"
 	_ "modernc.org/sqlite"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's log goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testEnv(stdout, stderr *syncBuffer) cli.Env {
+func testEnv(stdout, stderr *loadgen.SyncBuffer) cli.Env {
 	return cli.Env{
 		Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
 		Getenv: func(string) string { return "" },
@@ -49,7 +30,7 @@ func testEnv(stdout, stderr *syncBuffer) cli.Env {
 type server struct {
 	addr   string
 	db     string
-	logs   *syncBuffer
+	logs   *loadgen.SyncBuffer
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -57,13 +38,13 @@ type server struct {
 func startServer(t *testing.T, extraArgs ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
-	s := &server{db: filepath.Join(dir, "mdqs.db"), logs: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{db: filepath.Join(dir, "mdqs.db"), logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	addrc := make(chan string, 1)
 	args := append([]string{"-config", "config.toml", "-db", s.db, "-addr", "127.0.0.1:0"}, extraArgs...)
 	go func() {
-		s.done <- serve(ctx, testEnv(&syncBuffer{}, s.logs), args, func(a net.Addr) { addrc <- a.String() })
+		s.done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, s.logs), args, func(a net.Addr) { addrc <- a.String() })
 	}()
 	select {
 	case s.addr = <-addrc:
@@ -90,7 +71,7 @@ func (s *server) stop(t *testing.T) error {
 
 // mdqs runs one command of the program in-process.
 func mdqs(args ...string) (stdout, stderr string, code int) {
-	out, errb := &syncBuffer{}, &syncBuffer{}
+	out, errb := &loadgen.SyncBuffer{}, &loadgen.SyncBuffer{}
 	code = exitCode(run(context.Background(), testEnv(out, errb), args), errb)
 	return out.String(), errb.String(), code
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"mdqs/config"
 	"mdqs/db"
@@ -68,8 +69,15 @@ func openStore(ctx context.Context, env Env, configPath, dbPath string) (*db.Sto
 		}
 		dbPath = cfg.Server.DB
 	}
-	return db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1})
+	return db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
 }
+
+// commandBusyTimeout is how long a command waits for the write lock of a
+// database a server is using. A server importing or seeding writes one
+// large transaction after another, and SQLite's busy handler only polls,
+// so a short wait can miss every gap between them; a person at the
+// command line would rather wait than retry.
+const commandBusyTimeout = time.Minute
 
 // openConfigured loads the configuration (-config, else ./config.toml, else
 // the built-in one), points it at -db when given, and opens that store.
@@ -84,7 +92,7 @@ func openConfigured(ctx context.Context, env Env, configPath, dbPath string, rea
 	if err := cfg.Validate(); err != nil {
 		return config.Config{}, nil, err
 	}
-	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: readers})
+	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout})
 	if err != nil {
 		return config.Config{}, nil, err
 	}

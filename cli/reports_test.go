@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,23 +14,7 @@ import (
 // reportsEnv is a demo configuration of 60 stocks writing into a temp
 // database.
 func reportsEnv(t *testing.T) (env Env, dbPath, configPath string, out *bytes.Buffer) {
-	t.Helper()
-	schema, err := os.ReadFile(filepath.Join("..", "schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	dbPath = filepath.Join(dir, "mdqs.db")
-	configPath = filepath.Join(dir, "config.toml")
-	cfg := "[server]\ndb = " + strconv.Quote(dbPath) + "\n[sources]\ndefault = \"demo\"\n" +
-		"[demo]\nenabled = true\nseed = 3\nstocks = 60\nindustries = 5\nconcepts = 5\n"
-	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out = &bytes.Buffer{}
-	env = Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Getenv: func(string) string { return "" },
-		Schema: string(schema), Version: "test"}
-	return env, dbPath, configPath, out
+	return demoEnv(t, 3, 60)
 }
 
 func TestReportsImport(t *testing.T) {

@@ -4,25 +4,17 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"mdqs/loadgen"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
-)
+var mdqsBinary = loadgen.SharedBinary{Prefix: "mdqs-faulttest-"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	mdqsBinary.Remove()
 	os.Exit(code)
 }
 
@@ -36,21 +28,11 @@ func binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "mdqs-faulttest-"); buildErr != nil {
-			return
-		}
-		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		binPath, buildErr = loadgen.Build(ctx, buildDir)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	path, err := mdqsBinary.Path()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return path
 }
 
 // demoConfig is a small demo market; only the keys that matter here, so

@@ -1,7 +1,6 @@
 package faulttest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"mdqs/config"
 	"mdqs/db"
 	"mdqs/kline"
+	"mdqs/loadgen"
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/ranking"
@@ -43,7 +42,7 @@ type inProcess struct {
 	store  *db.Store
 	src    *sources.Set
 	client *client.Client
-	logs   *syncBuffer
+	logs   *loadgen.SyncBuffer
 }
 
 // newInProcess builds the server from configuration text (TOML; keys left
@@ -63,7 +62,7 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	}
 	ctx := context.Background()
 	clock := market.NewFixedClock(t0)
-	logs := &syncBuffer{}
+	logs := &loadgen.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 
 	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "mdqs.db"), string(schema), db.Options{Readers: cfg.Server.DBReaders})
@@ -71,15 +70,7 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	authSvc, err := auth.New(store, clock, auth.Config{
-		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
-		MaxTokensPerClient: cfg.Auth.TokenMaxPerClient,
-		Signature:          auth.SignatureMode(cfg.Auth.Signature),
-		MaxClockSkew:       cfg.Auth.MaxClockSkew.Duration,
-		NonceCapacity:      cfg.Auth.NonceCapacity,
-		TokenCacheSize:     cfg.Auth.TokenCacheSize,
-		RevocationCheck:    cfg.Auth.RevocationCheck.Duration,
-	})
+	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,21 +171,4 @@ retries = 0
 [demo]
 enabled = false
 `, base)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

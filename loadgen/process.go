@@ -48,7 +48,7 @@ type Process struct {
 	Cmd  *exec.Cmd
 	Addr string // where it listens, from its log
 
-	logs *lockedBuffer
+	logs *SyncBuffer
 	done chan struct{}
 	err  error // Wait's result, once done is closed
 }
@@ -76,7 +76,7 @@ func Start(bin string, args []string, opt StartOptions) (*Process, error) {
 	if cmd.Dir == "" {
 		cmd.Dir = filepath.Dir(bin)
 	}
-	p := &Process{Cmd: cmd, logs: &lockedBuffer{}, done: make(chan struct{})}
+	p := &Process{Cmd: cmd, logs: &SyncBuffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stdout = p.logs
 	cmd.Stderr = io.MultiWriter(p.logs, pw)
@@ -198,19 +198,55 @@ func (p *Process) WaitJobsIdle(ctx context.Context) error {
 	}
 }
 
-type lockedBuffer struct {
+// SyncBuffer is a bytes.Buffer that a server's log goroutines may write
+// while a test reads it.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *SyncBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *SyncBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// SharedBinary builds mdqs at most once per test process, into a temporary
+// folder any user may read (a fault test runs it as nobody). Call Remove
+// from TestMain after the tests.
+type SharedBinary struct {
+	Prefix string // of the temporary folder's name
+
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func (b *SharedBinary) Path() (string, error) {
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", b.Prefix); b.err != nil {
+			return
+		}
+		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		b.path, b.err = Build(ctx, b.dir)
+	})
+	return b.path, b.err
+}
+
+// Remove deletes the folder, if one was made.
+func (b *SharedBinary) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
 }

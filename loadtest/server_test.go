@@ -6,25 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"mdqs/loadgen"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
-)
+var mdqsBinary = loadgen.SharedBinary{Prefix: "mdqs-loadtest-"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	mdqsBinary.Remove()
 	os.Exit(code)
 }
 
@@ -37,18 +29,11 @@ func binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "mdqs-loadtest-"); buildErr != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		binPath, buildErr = loadgen.Build(ctx, buildDir)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	path, err := mdqsBinary.Path()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return path
 }
 
 // market is the size of the demo market a server runs.

@@ -184,15 +184,7 @@ func startServer(ctx context.Context, path, schema string) (*benchServer, error)
 		return nil, err
 	}
 	cleanup = append(cleanup, func() { store.Close() })
-	authSvc, err := auth.New(store, clock, auth.Config{
-		TokenTTL:           time.Duration(cfg.Auth.TokenTTLHours) * time.Hour,
-		MaxTokensPerClient: cfg.Auth.TokenMaxPerClient,
-		Signature:          auth.SignatureMode(cfg.Auth.Signature),
-		MaxClockSkew:       cfg.Auth.MaxClockSkew.Duration,
-		NonceCapacity:      cfg.Auth.NonceCapacity,
-		TokenCacheSize:     cfg.Auth.TokenCacheSize,
-		RevocationCheck:    cfg.Auth.RevocationCheck.Duration,
-	})
+	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
 	if err != nil {
 		return fail(err)
 	}

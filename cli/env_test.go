@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// demoEnv is a demo-mode configuration of a small market (seed, stocks)
+// writing into a temp database, and an Env whose output lands in out.
+func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string, out *bytes.Buffer) {
+	t.Helper()
+	schema, err := os.ReadFile(filepath.Join("..", "schema.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dbPath = filepath.Join(dir, "mdqs.db")
+	configPath = filepath.Join(dir, "config.toml")
+	cfg := "[server]\ndb = " + strconv.Quote(dbPath) + "\n[sources]\ndefault = \"demo\"\n" +
+		"[demo]\nenabled = true\nseed = " + strconv.Itoa(seed) + "\nstocks = " + strconv.Itoa(stocks) + "\nindustries = 5\nconcepts = 5\n"
+	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = &bytes.Buffer{}
+	env = Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Getenv: func(string) string { return "" },
+		Schema: string(schema), Version: "test"}
+	return env, dbPath, configPath, out
+}
