@@ -42,3 +42,38 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 		t.Errorf("openapi.json documents %s, which the router does not serve", route)
 	}
 }
+
+// Every JSON answer in the served document has an example: written by
+// hand, or recorded from the real endpoint (openapi_examples.json, made
+// by go test ./api -run ResponsesMatchOpenAPI -args -update-examples) and
+// validated against its schema whenever the contract test loads the
+// document.
+func TestOpenAPIHasAnExampleOfEveryAnswer(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Example  json.RawMessage `json:"example"`
+					Examples json.RawMessage `json:"examples"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			mt, ok := op.Responses["200"].Content["application/json"]
+			if !ok || path == "/v1/openapi.json" {
+				continue
+			}
+			if mt.Example == nil && mt.Examples == nil {
+				t.Errorf("%s %s: the 200 answer has no example", strings.ToUpper(method), path)
+			}
+		}
+	}
+	if _, err := withExamples(openAPISource, []byte(`{"GET /v1/api/nowhere": {}}`)); err == nil || !strings.Contains(err.Error(), "GET /v1/api/nowhere") {
+		t.Errorf("an example of an undocumented operation: %v", err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
+	"os"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,11 +26,14 @@ import (
 // document with kin-openapi: the document must describe what the server
 // really accepts and really answers, status codes included.
 type contract struct {
-	t      *testing.T
-	doc    *openapi3.T
-	router routers.Router
-	seen   map[string]bool // "METHOD /path" validated with a 2xx answer
+	t        *testing.T
+	doc      *openapi3.T
+	router   routers.Router
+	seen     map[string]bool            // "METHOD /path" validated with a 2xx answer
+	examples map[string]json.RawMessage // the first JSON 200 answer of each
 }
+
+var updateExamples = flag.Bool("update-examples", false, "record real answers into openapi_examples.json")
 
 func newContract(t *testing.T, h *harness) *contract {
 	t.Helper()
@@ -53,7 +58,7 @@ func newContract(t *testing.T, h *harness) *contract {
 			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 		}
 	}
-	return &contract{t: t, doc: doc, router: router, seen: map[string]bool{}}
+	return &contract{t: t, doc: doc, router: router, seen: map[string]bool{}, examples: map[string]json.RawMessage{}}
 }
 
 // closeObjects makes every object schema that lists its properties refuse
@@ -149,6 +154,51 @@ func (c *contract) check(method, target string, body []byte, header http.Header,
 	if r.status < 300 {
 		c.seen[method+" "+route.Path] = true
 	}
+	key := method + " " + route.Path
+	if _, ok := c.examples[key]; !ok && r.status == 200 && strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		c.examples[key] = r.raw
+	}
+}
+
+// writeExamples records the answers as openapi_examples.json, every list
+// cut to three entries so the document stays readable.
+func (c *contract) writeExamples() {
+	c.t.Helper()
+	out := map[string]any{}
+	for key, raw := range c.examples {
+		if strings.HasSuffix(key, " /v1/openapi.json") {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			c.t.Fatalf("%s: %v", key, err)
+		}
+		out[key] = cutLists(v, 3)
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile("openapi_examples.json", append(b, '\n'), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Logf("recorded %d examples in openapi_examples.json", len(out))
+}
+
+func cutLists(v any, n int) any {
+	switch x := v.(type) {
+	case []any:
+		x = x[:min(len(x), n)]
+		for i := range x {
+			x[i] = cutLists(x[i], n)
+		}
+		return x
+	case map[string]any:
+		for k := range x {
+			x[k] = cutLists(x[k], n)
+		}
+	}
+	return v
 }
 
 // raw requests without the harness's JSON decoding, for answers that are
@@ -348,6 +398,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if !c.seen[route] {
 			t.Errorf("%s was never validated with a successful answer", route)
 		}
+	}
+	if *updateExamples {
+		c.writeExamples()
 	}
 }
 
