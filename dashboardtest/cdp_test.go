@@ -2,7 +2,6 @@ package dashboardtest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mdqs/loadgen"
 )
 
 // A minimal Chrome DevTools Protocol client over --remote-debugging-pipe:
@@ -319,22 +320,12 @@ func (p *page) screenshot(ctx context.Context, path string) ([]byte, error) {
 	return shot.Data, os.WriteFile(path, shot.Data, 0o644)
 }
 
-// lockedBuffer collects a child process's output for failure messages.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+// lockedBuffer collects a child process's output for failure messages,
+// which show its last 8,000 bytes.
+type lockedBuffer struct{ loadgen.SyncBuffer }
 
 func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.b.String()
+	s := l.SyncBuffer.String()
 	if len(s) > 8000 {
 		s = "…" + s[len(s)-8000:]
 	}
