@@ -65,17 +65,16 @@ type BlockQuery struct {
 
 // Blocks lists blocks with their member counts, by kind then name.
 func (s *Store) Blocks(ctx context.Context, q BlockQuery) ([]Block, error) {
-	where, args := []string{"1 = 1"}, []any{}
+	var f filter
 	if q.Kind != "" {
-		where, args = append(where, "kind = ?"), append(args, q.Kind)
+		f.and("kind = ?", q.Kind)
 	}
 	if q.Keyword != "" {
 		like := "%" + strings.ToLower(q.Keyword) + "%"
-		where = append(where, "(lower(name) LIKE ? OR lower(full_name) LIKE ? OR lower(code) LIKE ?)")
-		args = append(args, like, like, like)
+		f.and("(lower(name) LIKE ? OR lower(full_name) LIKE ? OR lower(code) LIKE ?)", like, like, like)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT kind, name, full_name, code, parent, truncated, member_count FROM blocks WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY kind, name`, args...)
+		f.where()+` ORDER BY kind, name`, f.args...)
 	if err != nil {
 		return nil, classify(err, "read blocks")
 	}
@@ -150,24 +149,23 @@ type StockQuery struct {
 
 // Stocks pages the known securities by code; it reports the total.
 func (s *Store) Stocks(ctx context.Context, q StockQuery) (int, []Stock, error) {
-	where, args := []string{"1 = 1"}, []any{}
+	var f filter
 	if q.Exchange != "" {
-		where, args = append(where, "exchange = ?"), append(args, string(q.Exchange))
+		f.and("exchange = ?", string(q.Exchange))
 	}
 	if q.Type != "" {
-		where, args = append(where, "type = ?"), append(args, string(q.Type))
+		f.and("type = ?", string(q.Type))
 	}
 	if q.Keyword != "" {
 		like := "%" + strings.ToLower(q.Keyword) + "%"
-		where, args = append(where, "(lower(code) LIKE ? OR lower(name) LIKE ?)"), append(args, like, like)
+		f.and("(lower(code) LIKE ? OR lower(name) LIKE ?)", like, like)
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM stocks WHERE `+cond, args...).Scan(&total); err != nil {
-		return 0, nil, classify(err, "count stocks")
+	total, err := s.count(ctx, "stocks", f, "count stocks")
+	if err != nil {
+		return 0, nil, err
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT code, name, type, industry, listed_day, float_shares, source FROM stocks WHERE `+
-		cond+` ORDER BY code LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		f.where()+` ORDER BY code LIMIT ? OFFSET ?`, append(f.args, q.Limit, q.Offset)...)
 	if err != nil {
 		return 0, nil, classify(err, "read stocks")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"math"
-	"strings"
 	"time"
 
 	"mdqs/market"
@@ -148,31 +147,23 @@ type ReportQuery struct {
 
 // Reports lists the rows q selects and how many there are in all.
 func (s *Store) Reports(ctx context.Context, q ReportQuery) ([]ReportRecord, int, error) {
-	where, args := []string{"1 = 1"}, []any{}
+	var f filter
 	if q.Period != 0 {
-		where, args = append(where, "period = ?"), append(args, int(q.Period))
+		f.and("period = ?", int(q.Period))
 	}
 	if q.From != 0 {
-		where, args = append(where, "period >= ?"), append(args, int(q.From))
+		f.and("period >= ?", int(q.From))
 	}
 	if q.To != 0 {
-		where, args = append(where, "period <= ?"), append(args, int(q.To))
+		f.and("period <= ?", int(q.To))
 	}
-	if len(q.Codes) > 0 {
-		where = append(where, "code IN ("+qmarks(len(q.Codes))+")")
-		for _, c := range q.Codes {
-			args = append(args, c.String())
-		}
+	f.codes("code", q.Codes)
+	total, err := s.count(ctx, "financial_reports", f, "count reports")
+	if err != nil || total == 0 {
+		return []ReportRecord{}, 0, err
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM financial_reports WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, classify(err, "count reports")
-	}
-	if total == 0 {
-		return []ReportRecord{}, 0, nil
-	}
-	query := `SELECT ` + reportColumns + ` FROM financial_reports WHERE ` + cond + ` ORDER BY period DESC, code`
+	args := f.args
+	query := `SELECT ` + reportColumns + ` FROM financial_reports WHERE ` + f.where() + ` ORDER BY period DESC, code`
 	if q.Limit > 0 {
 		query += ` LIMIT ? OFFSET ?`
 		args = append(args, q.Limit, q.Offset)

@@ -117,33 +117,25 @@ type HotRankQuery struct {
 
 // HotRank lists the rows q selects and how many there are in all.
 func (s *Store) HotRank(ctx context.Context, q HotRankQuery) ([]HotRankEntry, int, error) {
-	where, args := []string{"1 = 1"}, []any{}
+	var f filter
 	switch {
 	case q.Day != 0:
-		where, args = append(where, "trade_date = ?"), append(args, int(q.Day))
+		f.and("trade_date = ?", int(q.Day))
 	default:
 		if q.From != 0 {
-			where, args = append(where, "trade_date >= ?"), append(args, int(q.From))
+			f.and("trade_date >= ?", int(q.From))
 		}
 		if q.To != 0 {
-			where, args = append(where, "trade_date <= ?"), append(args, int(q.To))
+			f.and("trade_date <= ?", int(q.To))
 		}
 	}
-	if len(q.Codes) > 0 {
-		where = append(where, "code IN ("+qmarks(len(q.Codes))+")")
-		for _, c := range q.Codes {
-			args = append(args, c.String())
-		}
+	f.codes("code", q.Codes)
+	total, err := s.count(ctx, "hot_rank", f, "count hot rank")
+	if err != nil || total == 0 {
+		return []HotRankEntry{}, 0, err
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM hot_rank WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, classify(err, "count hot rank")
-	}
-	if total == 0 {
-		return []HotRankEntry{}, 0, nil
-	}
-	query := `SELECT trade_date, code, name, rank, heat, source, updated_at FROM hot_rank WHERE ` + cond +
+	args := f.args
+	query := `SELECT trade_date, code, name, rank, heat, source, updated_at FROM hot_rank WHERE ` + f.where() +
 		` ORDER BY trade_date DESC, rank, code`
 	if q.Limit > 0 {
 		query += ` LIMIT ? OFFSET ?`

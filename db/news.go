@@ -199,33 +199,30 @@ type NewsQuery struct {
 // News lists the items q selects and how many there are in all.
 func (s *Store) News(ctx context.Context, q NewsQuery) ([]NewsRecord, int, error) {
 	from := `news n`
-	where, args := []string{"1 = 1"}, []any{}
+	var f filter
 	if q.Search != "" {
 		match, err := FTSQuery(q.Search)
 		if err != nil {
 			return nil, 0, err
 		}
 		from = `news n JOIN news_fts f ON f.rowid = n.id`
-		where, args = append(where, "news_fts MATCH ?"), append(args, match)
+		f.and("news_fts MATCH ?", match)
 	}
 	if q.Type != 0 {
-		where, args = append(where, "n.type = ?"), append(args, q.Type)
+		f.and("n.type = ?", q.Type)
 	}
 	if q.Day != 0 {
-		where, args = append(where, "n.published_day = ?"), append(args, int(q.Day))
+		f.and("n.published_day = ?", int(q.Day))
 	}
 	if !q.Code.IsZero() {
-		where, args = append(where, "n.id IN (SELECT news_id FROM news_codes WHERE code = ?)"), append(args, q.Code.String())
+		f.and("n.id IN (SELECT news_id FROM news_codes WHERE code = ?)", q.Code.String())
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, classify(err, "count news")
+	total, err := s.count(ctx, from, f, "count news")
+	if err != nil || total == 0 {
+		return []NewsRecord{}, 0, err
 	}
-	if total == 0 {
-		return []NewsRecord{}, 0, nil
-	}
-	query := `SELECT ` + newsColumns + ` FROM ` + from + ` WHERE ` + cond + ` ORDER BY n.published_at DESC, n.id DESC`
+	args := f.args
+	query := `SELECT ` + newsColumns + ` FROM ` + from + ` WHERE ` + f.where() + ` ORDER BY n.published_at DESC, n.id DESC`
 	if q.Limit > 0 {
 		query += ` LIMIT ? OFFSET ?`
 		args = append(args, q.Limit, q.Offset)

@@ -184,24 +184,22 @@ func (s *Store) Chips(ctx context.Context, q ChipQuery) (day market.Day, total i
 	if q.Desc {
 		dir = "DESC"
 	}
-	where := `c.trade_date = ? AND c.window_days = ?`
-	args := []any{int(day), q.Window}
+	var f filter
+	f.and("c.trade_date = ? AND c.window_days = ?", int(day), q.Window)
 	if q.Exchange != "" {
-		where += ` AND c.code LIKE ?`
-		args = append(args, "%."+string(q.Exchange))
+		f.and("c.code LIKE ?", "%."+string(q.Exchange))
 	}
 	if q.Code != "" {
-		where += ` AND c.code = ?`
-		args = append(args, q.Code)
+		f.and("c.code = ?", q.Code)
 	}
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chip_metrics c WHERE `+where, args...).Scan(&total); err != nil {
-		return day, 0, nil, classify(err, "count chips")
+	if total, err = s.count(ctx, "chip_metrics c", f, "count chips"); err != nil {
+		return day, 0, nil, err
 	}
 	// The sort column comes from a fixed map, never from the request text.
 	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(`SELECT c.code, coalesce(s.name, ''), c.days, c.close, c.avg_cost, c.profit_ratio,
 		c.cost70_low, c.cost70_high, c.concentration70, c.cost90_low, c.cost90_high, c.concentration90, c.peak_price
 		FROM chip_metrics c LEFT JOIN stocks s ON s.code = c.code WHERE %s
-		ORDER BY %s IS NULL, %s %s, c.code LIMIT ? OFFSET ?`, where, col, col, dir), append(args, q.Limit, q.Offset)...)
+		ORDER BY %s IS NULL, %s %s, c.code LIMIT ? OFFSET ?`, f.where(), col, col, dir), append(f.args, q.Limit, q.Offset)...)
 	if err != nil {
 		return day, total, nil, classify(err, "read chips")
 	}
