@@ -70,24 +70,31 @@ const barColumns = 13
 // the same transaction, so a crash leaves bars and coverage consistent.
 func (s *Store) IngestBars(ctx context.Context, batches []BarBatch) (IngestCounts, error) {
 	var total IngestCounts
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		total = IngestCounts{}
-		stmts := map[int]*sql.Stmt{}
-		defer func() {
-			for _, st := range stmts {
-				st.Close()
-			}
-		}()
-		for _, b := range batches {
-			c, err := ingestBatch(ctx, tx, stmts, b)
-			if err != nil {
-				return err
-			}
-			total.add(c)
-		}
-		return nil
+	err := s.write(ctx, func(tx *sql.Tx) (err error) {
+		total, err = ingestBatches(ctx, tx, batches)
+		return err
 	})
 	return total, err
+}
+
+// ingestBatches upserts batches inside tx, the prepared statements shared
+// by every batch of the transaction.
+func ingestBatches(ctx context.Context, tx *sql.Tx, batches []BarBatch) (IngestCounts, error) {
+	var total IngestCounts
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	for _, b := range batches {
+		c, err := ingestBatch(ctx, tx, stmts, b)
+		if err != nil {
+			return total, err
+		}
+		total.add(c)
+	}
+	return total, nil
 }
 
 func ingestBatch(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, b BarBatch) (IngestCounts, error) {

@@ -42,20 +42,9 @@ func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
 // recorded, or neither (and the next import does it again).
 func (s *Store) IngestFiles(ctx context.Context, batches []BarBatch, files []FileState, now time.Time) (IngestCounts, error) {
 	var total IngestCounts
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		total = IngestCounts{}
-		stmts := map[int]*sql.Stmt{}
-		defer func() {
-			for _, st := range stmts {
-				st.Close()
-			}
-		}()
-		for _, b := range batches {
-			c, err := ingestBatch(ctx, tx, stmts, b)
-			if err != nil {
-				return err
-			}
-			total.add(c)
+	err := s.write(ctx, func(tx *sql.Tx) (err error) {
+		if total, err = ingestBatches(ctx, tx, batches); err != nil {
+			return err
 		}
 		return saveFileStates(ctx, tx, files, now)
 	})
