@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -336,13 +337,19 @@ func (s *Service) VerifySignature(p Principal, token string, h Signed, body []by
 		return unauthorized("signature mismatch")
 	}
 	now := s.clock.Now()
-	if skew := now.Sub(ts); skew > s.cfg.MaxClockSkew || skew < -s.cfg.MaxClockSkew {
+	// Whole seconds on both sides: X-Timestamp has no finer unit, and
+	// comparing it with the server's instant would make a timestamp 60 s
+	// behind fail whenever the server is part-way through its second
+	// while 60 s ahead passes.
+	maxSkew := int64(s.cfg.MaxClockSkew / time.Second)
+	if skew := now.Unix() - ts.Unix(); skew > maxSkew || skew < -maxSkew {
 		if ts.Unix() > 1e11 {
 			return unauthorized("X-Timestamp looks like milliseconds; send epoch seconds")
 		}
-		return unauthorized("X-Timestamp differs from the server clock by more than the allowed skew")
+		return unauthorized(fmt.Sprintf("X-Timestamp is %+d s off the server clock; the allowed skew is %d s either way", -skew, maxSkew))
 	}
-	added, err := s.nonces.Add(p.TokenHash[:32]+h.Nonce, ts.Add(s.cfg.MaxClockSkew+time.Second), now)
+	// The timestamp passes until the server's second is maxSkew past it.
+	added, err := s.nonces.Add(p.TokenHash[:32]+h.Nonce, ts.Add(time.Duration(maxSkew+1)*time.Second), now)
 	if errors.Is(err, ErrNonceSetFull) {
 		return market.Errorf(market.KindUnavailable, "too many signed requests in the replay window; retry shortly")
 	}

@@ -358,3 +358,35 @@ func TestDemoClientSeeding(t *testing.T) {
 		t.Fatalf("disabled demo client still gets tokens: %v", err)
 	}
 }
+
+// The rule is |server − X-Timestamp| ≤ MaxClockSkew in whole seconds, the
+// same both ways. A server clock part-way through a second must not tilt
+// it: a timestamp 60 s behind the server's second is as far off as one
+// 60 s ahead, and every try within that second gets the same answer.
+func TestClockSkewIsSymmetricInWholeSeconds(t *testing.T) {
+	f := newFixture(t, auth.Config{})
+	f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
+	iss, _ := f.svc.IssueToken(context.Background(), "c", "secret-c")
+	p, _ := f.svc.Authenticate(context.Background(), iss.Token)
+	n := 0
+	for _, frac := range []time.Duration{0, time.Millisecond, 500 * time.Millisecond, 999 * time.Millisecond} {
+		for _, tt := range []struct {
+			offset int64
+			ok     bool
+		}{
+			{-61, false}, {-60, true}, {0, true}, {60, true}, {61, false},
+		} {
+			f.clock.Set(t0.Add(time.Minute + frac))
+			ts := strconv.FormatInt(f.clock.Now().Unix()+tt.offset, 10)
+			for try := range 3 {
+				n++
+				nonce := "skew-" + strconv.Itoa(n)
+				err := f.svc.VerifySignature(p, iss.Token, auth.Signed{Timestamp: ts, Nonce: nonce,
+					Signature: auth.Sign(iss.Token, ts, nonce, nil)}, nil)
+				if (err == nil) != tt.ok {
+					t.Errorf("server clock +%v, X-Timestamp %+d s, try %d: VerifySignature = %v, want ok=%v", frac, tt.offset, try, err, tt.ok)
+				}
+			}
+		}
+	}
+}
