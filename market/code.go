@@ -117,8 +117,31 @@ const (
 	TypeBShare SecurityType = "b_share"
 	TypeRepo   SecurityType = "repo"
 	TypeBlock  SecurityType = "block" // the terminal's own sector indices (880/881)
-	TypeOther  SecurityType = "other"
+	// TypeStatistic is the terminal's statistic "indices" (880006, 880016,
+	// 880026, 880036): their bars hold counts of stocks, not prices, so no
+	// price rule (low <= close <= high, nonzero) applies to them.
+	TypeStatistic SecurityType = "statistic"
+	TypePreferred SecurityType = "preferred" // SZ 140xxx preferred shares
+	TypeABS       SecurityType = "abs"       // SZ 190xxx/191xxx asset-backed securities
+	TypeOther     SecurityType = "other"
 )
+
+// SecurityTypes lists every type Classify can answer, for validating a
+// type a client asks for.
+func SecurityTypes() []SecurityType {
+	return []SecurityType{TypeStock, TypeIndex, TypeFund, TypeBond, TypeBShare, TypeRepo, TypeBlock,
+		TypeStatistic, TypePreferred, TypeABS, TypeOther}
+}
+
+// isStatistic reports the terminal's statistic codes. They sit inside the
+// 880 block range, so they are listed one by one rather than by prefix.
+func isStatistic(sym string) bool {
+	switch sym {
+	case "880006", "880016", "880026", "880036":
+		return true
+	}
+	return false
+}
 
 // Classify tells the type of a code from the exchanges' code ranges.
 func Classify(c Code) SecurityType {
@@ -140,6 +163,8 @@ func Classify(c Code) SecurityType {
 			return TypeBShare
 		case has("000", "999"):
 			return TypeIndex
+		case isStatistic(s):
+			return TypeStatistic
 		case has("880", "881"):
 			return TypeBlock
 		case has("50", "51", "52", "56", "58"):
@@ -148,6 +173,8 @@ func Classify(c Code) SecurityType {
 			return TypeBond
 		case has("204"):
 			return TypeRepo
+		case has("751"):
+			return TypeBond // traded in lots of 10 as bonds are, though priced ÷100 in the terminal (tdx.ScaleFor)
 		}
 	case SZ:
 		switch {
@@ -161,8 +188,12 @@ func Classify(c Code) SecurityType {
 			return TypeFund
 		case has("131"):
 			return TypeRepo
+		case has("140"):
+			return TypePreferred // inside the bond range, but priced per share like a stock
 		case has("10", "11", "12", "13", "14"):
 			return TypeBond
+		case has("190", "191"):
+			return TypeABS
 		}
 	case BJ:
 		switch {

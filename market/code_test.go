@@ -56,10 +56,29 @@ func TestClassify(t *testing.T) {
 		{"113011.SH", TypeBond}, {"123002.SZ", TypeBond},
 		{"900901.SH", TypeBShare}, {"200011.SZ", TypeBShare},
 		{"204001.SH", TypeRepo}, {"131810.SZ", TypeRepo},
+		// Codes whose range says one thing and the terminal's data another.
+		{"880006.SH", TypeStatistic}, {"880016.SH", TypeStatistic}, {"880026.SH", TypeStatistic}, {"880036.SH", TypeStatistic},
+		{"880001.SH", TypeBlock},
+		{"751001.SH", TypeBond},
+		{"140001.SZ", TypePreferred}, {"149001.SZ", TypeBond},
+		{"190001.SZ", TypeABS}, {"191001.SZ", TypeABS},
 	}
 	for _, tt := range tests {
 		if got := Classify(MustCode(tt.code)); got != tt.want {
 			t.Errorf("Classify(%s) = %s, want %s", tt.code, got, tt.want)
+		}
+	}
+}
+
+func TestSecurityTypesCoverClassify(t *testing.T) {
+	known := map[SecurityType]bool{}
+	for _, typ := range SecurityTypes() {
+		known[typ] = true
+	}
+	for _, c := range []string{"600000.SH", "000001.SH", "880006.SH", "880301.SH", "510300.SH", "113011.SH", "204001.SH",
+		"900901.SH", "140001.SZ", "190001.SZ", "751001.SH", "700001.SH"} {
+		if typ := Classify(MustCode(c)); !known[typ] {
+			t.Errorf("Classify(%s) = %s, not in SecurityTypes", c, typ)
 		}
 	}
 }
