@@ -53,7 +53,12 @@ type harnessConfig struct {
 	terminal string // a fake terminal folder for the bridge; "" = none
 	screener screener.Config
 	stopped  bool // leave the screener's workers off: jobs stay queued
+	demoMode bool // rank and serve sectors from the demo market, as `go run .` does
 }
+
+// withDemoMode serves the sectors (top50, boards, movements) from the demo
+// market, as the shipped configuration does.
+func withDemoMode(c *harnessConfig) { c.demoMode = true }
 
 // withScreener sets the screener's limits; stopped leaves it without
 // workers, so submitted screens stay queued.
@@ -84,19 +89,23 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	cal := market.DefaultCalendar()
 	deps := Deps{Store: store, Clock: clock, Log: log, MaxBodyBytes: 1 << 20, Calendar: cal, SourceMode: "push2"}
-	push2 := upstreamtest.NewPush2(t)
-	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
-	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
-	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log)
-	var dm *demo.Market
-	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
-	// An unconfigured bridge unless an option sets a terminal folder.
-	deps.Bridge, _ = bridge.New("", store, cal, clock, log)
 	hc := harnessConfig{auth: &acfg, deps: &deps,
 		screener: screener.Config{Workers: 1, Timeout: 30 * time.Second, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000}}
 	for _, o := range opts {
 		o(&hc)
 	}
+	push2 := upstreamtest.NewPush2(t)
+	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
+	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
+	var dm *demo.Market
+	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
+	var sectorDemo *demo.Market
+	if hc.demoMode {
+		deps.SourceMode, sectorDemo = "demo", dm
+	}
+	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log, sectorDemo)
+	// An unconfigured bridge unless an option sets a terminal folder.
+	deps.Bridge, _ = bridge.New("", store, cal, clock, log)
 	frame := screener.NewFrame(store, dm, nil, nil, cal, clock, time.Minute)
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
 	if !hc.stopped {
@@ -127,7 +136,8 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 
 // newMarket is the ranking and movement services on the real push2 client,
 // pointed at the fake upstream; its rate cap is high enough never to wait.
-func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*ranking.Service, *movement.Service, func() []upstream.Status) {
+// With dm they run in demo mode on that market.
+func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar, clock market.Clock, log *slog.Logger, dm *demo.Market) (*ranking.Service, *movement.Service, func() []upstream.Status) {
 	cfg := upstream.DefaultConfig().Push2
 	cfg.BaseURL, cfg.Retries, cfg.Rate, cfg.Burst = base, -1, 1000, 1000
 	p2, err := upstream.NewPush2(cfg, upstream.NewLimiters(), clock)
@@ -135,13 +145,17 @@ func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar,
 		t.Fatal(err)
 	}
 	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
-	col := board.NewCollector(store, map[string]board.SectorSource{"push2": p2}, clock, log,
+	sources, mode := map[string]board.SectorSource{"push2": p2}, "push2"
+	if dm != nil {
+		sources["demo"], mode = dm, "demo"
+	}
+	col := board.NewCollector(store, sources, clock, log,
 		board.Policy{Calendar: cal, Window: window, Soft: time.Minute})
 	t.Cleanup(col.Close)
 	det := movement.NewDetector(movement.Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock)
 	col.Observe(det.Observe)
 	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: 24 * time.Hour,
-		Window: window, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: "push2"},
+		Window: window, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: mode},
 		col, store, cal, clock, log, 64<<20)
 	if err != nil {
 		t.Fatal(err)

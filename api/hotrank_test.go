@@ -34,6 +34,17 @@ func newInfoHarnessAt(t *testing.T, now time.Time, opts ...harnessOpt) *infoHarn
 	t.Helper()
 	h := newHarness(t, opts...)
 	h.clock.Set(now)
+	m := serveInfoFromDemo(t, h)
+	h.addClient("reader", "secret-r", clientOpts{scopes: "hot_rank,news,finance"})
+	h.addClient("admin", "secret-a", clientOpts{scopes: "*"})
+	return &infoHarness{harness: h, demo: m, reader: h.token("reader", "secret-r"), admin: h.token("admin", "secret-a")}
+}
+
+// serveInfoFromDemo builds the hot-rank, news and report services on a
+// small demo market of their own, as demo mode does, and puts them in
+// the harness's server.
+func serveInfoFromDemo(t testing.TB, h *harness) *demo.Market {
+	t.Helper()
 	m, err := demo.New(demo.Config{Seed: 5, Stocks: 400, Industries: 20, Concepts: 40}, h.clock)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +55,7 @@ func newInfoHarnessAt(t *testing.T, now time.Time, opts ...harnessOpt) *infoHarn
 		News:    news.New(news.Config{PageSize: 100, Pages: 2}, h.store, []news.Feed{{Name: demo.FeedDemo, Fetch: m.NewsPage}}, h.clock, h.api.log),
 		Finance: finance.New(finance.Config{Source: demo.Source}, h.store, m, h.clock, h.api.log),
 	}
-	h.addClient("reader", "secret-r", clientOpts{scopes: "hot_rank,news,finance"})
-	h.addClient("admin", "secret-a", clientOpts{scopes: "*"})
-	return &infoHarness{harness: h, demo: m, reader: h.token("reader", "secret-r"), admin: h.token("admin", "secret-a")}
+	return m
 }
 
 func (h *infoHarness) get(path string) response { return h.signed(http.MethodGet, path, h.reader, nil) }

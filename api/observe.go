@@ -3,6 +3,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,7 +124,7 @@ func (s *Server) instrument(rs *routeStats, h http.Handler) http.Handler {
 					slog.String("method", r.Method),
 					slog.String("route", rs.route),
 					slog.String("path", r.URL.Path),
-					slog.String("query", r.URL.RawQuery),
+					slog.String("query", logQuery(r.URL.RawQuery)),
 					slog.Int("status", status),
 					slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 					slog.Int64("bytes", sw.bytes),
@@ -133,4 +134,13 @@ func (s *Server) instrument(rs *routeStats, h http.Handler) http.Handler {
 		h.ServeHTTP(sw, r)
 		completed = true
 	})
+}
+
+// logQuery keeps a request log line bounded: a query string over the
+// limit is refused with 400 anyway, and its bulk says nothing more.
+func logQuery(raw string) string {
+	if len(raw) <= maxQueryBytes {
+		return raw
+	}
+	return raw[:maxQueryBytes] + "…(" + strconv.Itoa(len(raw)) + " bytes)"
 }

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mdqs/market"
 )
@@ -19,7 +22,71 @@ type query struct {
 	err error
 }
 
-func newQuery(r *http.Request) *query { return &query{v: r.URL.Query()} }
+// The bounds every query string meets before a handler reads it. The
+// longest legitimate value is a list of 50 codes (about 500 bytes); past
+// these a value is a mistake or an attack, and passing it on would reach
+// SQLite (whose LIKE refuses patterns over 50,000 bytes with an error that
+// would surface as a 500) or the logs.
+const (
+	maxQueryBytes = 8 << 10 // the whole query string, escaped
+	maxValueBytes = 1 << 10 // one value, unescaped
+	maxNameBytes  = 64      // one parameter name
+)
+
+// newQuery parses the request's query string and checks its shape once,
+// for every endpoint: at most maxQueryBytes, well-formed escapes, and
+// names and values of bounded length that are UTF-8 text without control
+// characters. A query that fails is a 400 naming the parameter, and its
+// values are dropped, so nothing of it reaches a handler's later steps.
+func newQuery(r *http.Request) *query {
+	q := &query{v: url.Values{}}
+	raw := r.URL.RawQuery
+	if len(raw) > maxQueryBytes {
+		q.fail("", "the query string is %d bytes; at most %d are accepted", len(raw), maxQueryBytes)
+		return q
+	}
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		q.fail("", "the query string is malformed (%v): escape %% as %%25 and separate parameters with &", err)
+		return q
+	}
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if why := badText(name, maxNameBytes); why != "" {
+			q.fail("", "a parameter name %s", why)
+			return q
+		}
+		for _, val := range v[name] {
+			if why := badText(val, maxValueBytes); why != "" {
+				q.fail("", "%s %s", name, why)
+				return q
+			}
+		}
+	}
+	q.v = v
+	return q
+}
+
+// badText says what is wrong with a parameter name or value, "" if
+// nothing.
+func badText(s string, limit int) string {
+	if len(s) > limit {
+		return fmt.Sprintf("is %d bytes long; at most %d are accepted", len(s), limit)
+	}
+	if !utf8.ValidString(s) {
+		return "is not valid UTF-8 text"
+	}
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Sprintf("contains the control character %U; send text only", c)
+		}
+	}
+	return ""
+}
 
 func (q *query) fail(message, format string, args ...any) {
 	if q.err == nil {

@@ -287,7 +287,7 @@ func TestEventsSurviveARestart(t *testing.T) {
 	// A new process: fresh collector, detector and services on the same file,
 	// seeing the same collection again.
 	h.clock.Advance(time.Minute)
-	_, mv, _ := newMarket(t, h.push2.URL, h.store, market.DefaultCalendar(), h.clock, h.api.log)
+	_, mv, _ := newMarket(t, h.push2.URL, h.store, market.DefaultCalendar(), h.clock, h.api.log, nil)
 	h.api.Movements = mv
 	h.tick(t, market.Industry, map[string]float64{"行业1": 2.9})
 	after := h.signed(http.MethodGet, "/v1/api/market/movements/events", tok, nil).raw

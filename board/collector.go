@@ -247,7 +247,15 @@ func (c *Collector) History(ctx context.Context, kind market.SectorKind, source 
 		return Stored{}, market.Errorf(market.KindNotFound, "source %s cannot replay past days", source)
 	}
 	snap, err := hs.SectorsAt(ctx, kind, t)
-	if err != nil {
+	switch k := market.KindOf(err); {
+	case err == nil:
+	case k == market.KindInvalid || k == market.KindNotFound:
+		// A time the source cannot replay (before its history, past its
+		// horizon) is a day without data, not an outage.
+		var me *market.Error
+		errors.As(err, &me)
+		return Stored{}, market.Wrap(market.KindNotFound, err, "%s has no %s data at %s: %s", source, kind, market.FormatTime(t), me.Detail)
+	default:
 		return Stored{}, market.Wrap(market.KindUnavailable, err, "%s %s history: %v", source, kind, err)
 	}
 	if len(snap.Sectors) == 0 {
