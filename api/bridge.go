@@ -11,10 +11,11 @@ import (
 )
 
 // bridgeReady answers 503 for every bridge endpoint while no terminal
-// folder is configured.
+// folder is configured, without a retry time: only the configuration
+// cures it.
 func (s *Server) bridgeReady() error {
 	if s.Bridge == nil || !s.Bridge.Configured() {
-		return market.Errorf(market.KindUnavailable, "the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx) and restart")
+		return market.NotConfigured("the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx) and restart")
 	}
 	return nil
 }

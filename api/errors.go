@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mdqs/market"
+	"mdqs/upstream"
 )
 
 // statusOf is the one table from error kinds to HTTP statuses.
@@ -69,10 +70,16 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case market.KindUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mdqs"`)
 	}
-	if e.Kind == market.KindRateLimited || e.Kind == market.KindUnavailable {
+	if (e.Kind == market.KindRateLimited || e.Kind == market.KindUnavailable) && e.RetryAfter != market.NoRetry {
+		wait := e.RetryAfter
+		if wait == 0 {
+			// An upstream whose circuit is open is not asked again before
+			// its next probe, so an earlier retry would only be refused.
+			wait = upstream.RetryIn(err)
+		}
 		// Whole seconds, rounded up: Retry-After has no finer unit, and
 		// rounding down would send the client back too early.
-		body.RetryAfter = max(1, int((e.RetryAfter+time.Second-1)/time.Second))
+		body.RetryAfter = max(1, int((wait+time.Second-1)/time.Second))
 		w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 	}
 	writeJSON(w, status, body)

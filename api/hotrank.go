@@ -8,19 +8,21 @@ import (
 	"mdqs/market"
 )
 
-// hotRankItem is spec 2.5.
+// hotRankItem is spec 2.5, plus where the row came from: emappdata
+// (EastMoney) or demo, so a synthetic list is never taken for a real one.
 type hotRankItem struct {
 	StockCode string `json:"stock_code"`
 	StockName string `json:"stock_name"`
 	Rank      int    `json:"rank"`
 	Heat      int    `json:"heat"`
 	Date      string `json:"date"`
+	Source    string `json:"source"`
 }
 
 func hotRankItems(es []db.HotRankEntry) []hotRankItem {
 	out := make([]hotRankItem, len(es))
 	for i, e := range es {
-		out[i] = hotRankItem{StockCode: e.Code.String(), StockName: e.Name, Rank: e.Rank, Heat: e.Heat, Date: e.Day.String()}
+		out[i] = hotRankItem{StockCode: e.Code.String(), StockName: e.Name, Rank: e.Rank, Heat: e.Heat, Date: e.Day.String(), Source: e.Source}
 	}
 	return out
 }

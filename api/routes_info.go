@@ -109,7 +109,8 @@ func (s *Server) decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
-// notConfigured is the 503 of an endpoint whose service is not wired.
+// notConfigured is the 503 of an endpoint whose service is not wired;
+// asking again will not help, so it claims no retry time.
 func notConfigured(what string) error {
-	return market.Errorf(market.KindUnavailable, "%s is not configured on this server", what)
+	return market.NotConfigured("%s is not configured on this server", what)
 }

@@ -16,7 +16,7 @@ import (
 // process's limiter registry (nil: a new one).
 func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstream.Limiters, clock market.Clock, log *slog.Logger) (*Service, error) {
 	f := cfg.Finance
-	svc := Config{MaxPageSize: f.MaxPageSize, Periods: f.Periods}
+	svc := Config{MaxPageSize: f.MaxPageSize, Periods: f.Periods, Interval: f.Interval.Duration}
 	if cfg.Sources.Default == "demo" && dm != nil {
 		svc.Source = demo.Source
 		return New(svc, store, dm, clock, log), nil

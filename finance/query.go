@@ -46,8 +46,14 @@ func (s *Service) Query(ctx context.Context, q Query) (Page, error) {
 	}
 	if len(q.Codes) == 0 && q.Period == 0 && q.From == 0 && q.To == 0 {
 		p, err := s.store.LatestReportPeriod(ctx)
-		if err != nil {
+		if market.KindOf(err) == market.KindNotFound {
+			if err := s.outage(ctx, 0); err != nil {
+				return Page{}, err
+			}
 			return Page{}, market.Errorf(market.KindNotFound, "no financial reports are stored yet")
+		}
+		if err != nil {
+			return Page{}, err
 		}
 		q.Period = p
 	}
@@ -57,6 +63,11 @@ func (s *Service) Query(ctx context.Context, q Query) (Page, error) {
 		return Page{}, err
 	}
 	if total == 0 {
+		// A period asked: its reports may be missing for the outage; any
+		// other query: only if nothing at all is stored.
+		if err := s.outage(ctx, q.Period); err != nil {
+			return Page{}, err
+		}
 		return Page{}, market.Errorf(market.KindNotFound, "no financial report matches")
 	}
 	return Page{Period: q.Period, Items: items, Total: total, Page: q.Page, PageSize: q.PageSize}, nil

@@ -36,6 +36,8 @@ type Config struct {
 	// on 2026-11-23 2026Q3 and 2026Q2, on 2027-04-15 2027Q1 and the 2026
 	// annual reports, the ones still being published.
 	Periods int
+	// Interval is how often the job imports them [6h].
+	Interval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -43,6 +45,7 @@ func (c Config) withDefaults() Config {
 	c.MaxPageSize = cmp.Or(max(c.MaxPageSize, 0), 100)
 	c.MaxPages = cmp.Or(max(c.MaxPages, 0), 200)
 	c.Periods = cmp.Or(max(c.Periods, 0), 2)
+	c.Interval = cmp.Or(max(c.Interval, 0), 6*time.Hour)
 	return c
 }
 

@@ -18,7 +18,7 @@ import (
 func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstream.Limiters, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*Service, error) {
 	h := cfg.HotRank
 	svc := Config{PageSize: h.PageSize, MaxPages: h.MaxPages, MaxSize: h.MaxQuerySize, MaxRangeDays: h.MaxRangeDays,
-		DetailDays: h.DetailDays, Window: cfg.Market.Window(), CloseAt: h.CloseTime()}
+		DetailDays: h.DetailDays, Window: cfg.Market.Window(), Interval: h.Interval.Duration, CloseAt: h.CloseTime()}
 	if cfg.Sources.Default == "demo" && dm != nil {
 		svc.Source = demo.Source
 		return New(svc, store, dm, cal, clock, log), nil

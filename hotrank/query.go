@@ -75,6 +75,13 @@ func (s *Service) Query(ctx context.Context, q Query) (Page, error) {
 		day := q.Day
 		if day == 0 {
 			d, err := s.store.LatestHotRankDay(ctx, 0)
+			if market.KindOf(err) == market.KindNotFound {
+				today := s.today()
+				if err := s.outage(ctx, today, today); err != nil {
+					return Page{}, err
+				}
+				return Page{}, errNotFound("no hot rank is stored yet")
+			}
 			if err != nil {
 				return Page{}, err
 			}
@@ -87,6 +94,19 @@ func (s *Service) Query(ctx context.Context, q Query) (Page, error) {
 		return Page{}, err
 	}
 	if total == 0 {
+		from, to := dq.Day, dq.Day
+		if ranged {
+			from, to = q.From, q.To
+		}
+		// Codes missing from lists that exist are simply not ranked; an
+		// outage can only explain days with no list at all.
+		if _, n, err := s.store.HotRank(ctx, db.HotRankQuery{Day: dq.Day, From: dq.From, To: dq.To, Limit: 1}); err != nil {
+			return Page{}, err
+		} else if n == 0 {
+			if err := s.outage(ctx, from, to); err != nil {
+				return Page{}, err
+			}
+		}
 		switch {
 		case ranged:
 			return Page{}, errNotFound("nothing ranked between %v and %v", q.From, q.To)
@@ -137,6 +157,13 @@ func (s *Service) Detail(ctx context.Context, code market.Code, from, to market.
 		return Detail{}, err
 	}
 	if len(latest) == 0 {
+		if _, n, err := s.store.HotRank(ctx, db.HotRankQuery{From: from, To: to, Limit: 1}); err != nil {
+			return Detail{}, err
+		} else if n == 0 {
+			if err := s.outage(ctx, from, to); err != nil {
+				return Detail{}, err
+			}
+		}
 		return Detail{}, errNotFound("%v was never ranked", code)
 	}
 	newest, err := s.store.LatestHotRankDay(ctx, 0)

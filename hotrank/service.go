@@ -57,10 +57,12 @@ type Config struct {
 	// after-close job fills from a source with history (the demo) [5];
 	// negative fills none.
 	CatchUpDays int
-	// Window is when the periodic import runs (the trading window), and
-	// CloseAt when the day's final list is taken [15:05].
-	Window  market.Window
-	CloseAt market.TimeOfDay
+	// Window is when the periodic import runs (the trading window), every
+	// Interval [5m], and CloseAt when the day's final list is taken
+	// [15:05].
+	Window   market.Window
+	Interval time.Duration
+	CloseAt  market.TimeOfDay
 }
 
 func (c Config) withDefaults() Config {
@@ -80,6 +82,7 @@ func (c Config) withDefaults() Config {
 	if c.Window == (market.Window{}) {
 		c.Window = market.Window{Start: 9*60 + 25, End: 15 * 60}
 	}
+	c.Interval = cmp.Or(max(c.Interval, 0), 5*time.Minute)
 	c.CloseAt = cmp.Or(c.CloseAt, 15*60+5)
 	return c
 }

@@ -55,8 +55,20 @@ type Error struct {
 	Detail  string
 	Err     error
 	// RetryAfter, when set on a rate_limited or unavailable error, is how
-	// long the client should wait before asking again.
+	// long the client should wait before asking again; NoRetry says that
+	// asking again will not help.
 	RetryAfter time.Duration
+}
+
+// NoRetry as an unavailable error's RetryAfter marks a service this server
+// is not configured to give (no terminal folder, no news feed): only a
+// change of configuration cures it, so the answer claims no retry time.
+const NoRetry time.Duration = -1
+
+// NotConfigured is the unavailable error of a service the configuration
+// leaves out; detail says which setting turns it on.
+func NotConfigured(format string, args ...any) error {
+	return &Error{Kind: KindUnavailable, Message: DefaultMessage(KindUnavailable), Detail: fmt.Sprintf(format, args...), RetryAfter: NoRetry}
 }
 
 func (e *Error) Error() string {

@@ -22,7 +22,7 @@ func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, lims *upstr
 	if n.RetentionDays == 0 {
 		retention = -1 // keep everything
 	}
-	svc := Config{PageSize: n.PageSize, Pages: n.Pages, MaxPageSize: n.MaxPageSize, Retention: retention}
+	svc := Config{PageSize: n.PageSize, Pages: n.Pages, MaxPageSize: n.MaxPageSize, Retention: retention, Interval: n.Interval.Duration}
 	if cfg.Sources.Default == "demo" && dm != nil {
 		return New(svc, store, []Feed{{Name: demo.FeedDemo, Fetch: dm.NewsPage}}, clock, log), nil
 	}

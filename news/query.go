@@ -43,6 +43,9 @@ func (s *Service) List(ctx context.Context, q ListQuery) (List, error) {
 		return List{}, err
 	}
 	if total == 0 {
+		if err := s.outage(ctx, q.Day); err != nil {
+			return List{}, err
+		}
 		return List{}, market.Errorf(market.KindNotFound, "no news matches")
 	}
 	return List{Items: items, Total: total, Page: q.Page, PageSize: q.PageSize}, nil

@@ -93,6 +93,8 @@ type Config struct {
 	// Retention deletes items published longer ago [180 days]; negative
 	// keeps everything.
 	Retention time.Duration
+	// Interval is how often the job updates the feeds [2m].
+	Interval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -100,6 +102,7 @@ func (c Config) withDefaults() Config {
 	c.Pages = cmp.Or(max(c.Pages, 0), 3)
 	c.MaxPageSize = cmp.Or(max(c.MaxPageSize, 0), 100)
 	c.Retention = cmp.Or(c.Retention, 180*24*time.Hour)
+	c.Interval = cmp.Or(max(c.Interval, 0), 2*time.Minute)
 	return c
 }
 

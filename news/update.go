@@ -55,7 +55,7 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (UpdateResult, 
 		return UpdateResult{}, market.Errorf(market.KindInvalid, "pages must be 1..10 and page_size 1..200")
 	}
 	if len(s.feeds) == 0 {
-		return UpdateResult{}, market.Errorf(market.KindUnavailable, "no news feed is configured")
+		return UpdateResult{}, market.NotConfigured("no news feed is configured")
 	}
 	s.updateMu.Lock()
 	defer s.updateMu.Unlock()

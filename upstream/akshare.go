@@ -190,7 +190,7 @@ func (c *AKShare) records(ctx context.Context, fn string, args url.Values) ([]ma
 		out = rows
 		return nil
 	})
-	return out, err
+	return out, c.unreachable(err)
 }
 
 // validFunction keeps the path to one segment of an akshare identifier.

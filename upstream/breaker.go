@@ -78,7 +78,8 @@ func (b *breaker) allow(now time.Time) *Error {
 	}
 	b.rejected++
 	retry := b.openedAt.Add(b.cooldown).Sub(now)
-	return &Error{Kind: KindCircuitOpen, Detail: "after repeated failures; next probe in " + retry.Round(time.Second).String()}
+	return &Error{Kind: KindCircuitOpen, Detail: "after repeated failures; next probe in " + retry.Round(time.Second).String(),
+		retryAfter: retry}
 }
 
 // record takes the outcome of a call that allow let through.

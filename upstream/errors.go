@@ -128,6 +128,18 @@ func (e *Error) Is(target error) bool {
 	return ok && e.Kind == k
 }
 
+// RetryIn is how long until asking the source again can help, as far as
+// the failure in err's chain says: for a call the circuit breaker refused,
+// the time to its next probe; for an upstream that answered with a
+// Retry-After, that wait. 0 is unknown.
+func RetryIn(err error) time.Duration {
+	var e *Error
+	if !errors.As(err, &e) || e.retryAfter < 0 {
+		return 0
+	}
+	return e.retryAfter
+}
+
 // KindOf is the kind of the first *Error in err's chain, KindNone if there is
 // none.
 func KindOf(err error) Kind {
