@@ -147,7 +147,8 @@ func TestHotRankQueryModes(t *testing.T) {
 		t.Fatalf("default %+v", latest)
 	}
 	first := latest.Items[0]
-	if first.Rank != 1 || first.Heat != 10000 || first.Date != "2026-11-23" || first.StockName == "" || !strings.Contains(first.StockCode, ".") {
+	if first.Rank != 1 || first.Heat != 10000 || first.Date != "2026-11-23" || first.StockName == "" || !strings.Contains(first.StockCode, ".") ||
+		first.Source != "demo" {
 		t.Errorf("first item %+v", first)
 	}
 	if !strings.Contains(string(r.data), `"stock_code":"`) || !strings.Contains(string(r.data), `"heat":10000`) {
@@ -238,7 +239,8 @@ func TestHotRankDetailAndList(t *testing.T) {
 	top := h.get("/v1/api/hot_rank_list?top=5")
 	top.expect(t, 200, "OK")
 	list := decode[hotRankListTop](t, top)
-	if list.Date != "2026-11-23" || len(list.Items) != 5 || list.Total != 100 || list.Size != 5 || list.Items[4].Rank != 5 {
+	if list.Date != "2026-11-23" || len(list.Items) != 5 || list.Total != 100 || list.Size != 5 || list.Items[4].Rank != 5 ||
+		list.Items[0].Source != "demo" {
 		t.Fatalf("top 5: %+v", list)
 	}
 	if l := decode[hotRankListTop](t, h.get("/v1/api/hot_rank_list?date=2026-11-19")); l.Date != "2026-11-19" || len(l.Items) != 20 {
