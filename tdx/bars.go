@@ -3,7 +3,9 @@ package tdx
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"mdqs/market"
 )
@@ -16,11 +18,20 @@ type BarFile struct {
 	// Partial is set when the file ends inside a record, as a file the
 	// terminal is appending to does; every whole record before it is in Bars.
 	Partial *PartialRecordError
+	// Flagged lists what the bars hold as the terminal shows them although
+	// it breaks a rule, and decisions the data could not settle; see Flag.
+	Flagged []Flag
 }
 
 // ReadBars decodes a bar file, taking the code, market, period and layout
 // from its name (sh600000.day, sz000001.lc1, bj430047.5) and the scale from
 // ScaleFor. Records dated after notAfter are rejected (0 disables it).
+//
+// Beyond the scale, a file's bars get what its type needs (see BarFile.Scale
+// and Flagged): a bond or repo .day file the divisor its data agrees with
+// (decideDivisor), an index's minute bars volumes in shares computed with
+// the code's .day file, found in the sibling lday folder
+// (indexMinuteVolumes).
 //
 // The error is nil, or the open/read failure (the *BarFile is then nil), or
 // the records that failed validation joined (each a *FormatError; the
@@ -32,10 +43,41 @@ func ReadBars(path string, notAfter market.Day) (*BarFile, error) {
 		return nil, fmt.Errorf("tdx: %s: not a bar file name (want e.g. sh600000.day or sz000001.lc1)", path)
 	}
 	f := File{Kind: kind, Path: path, Code: code, Market: code.Exchange}
-	return readBars(f, ScaleFor(code), notAfter)
+	return readBars(f, ScaleFor(code), notAfter, func() (File, bool) { return siblingDayFile(path, code) })
 }
 
-func readBars(meta File, s Scale, notAfter market.Day) (*BarFile, error) {
+// siblingDayFile finds the .day file of code for a minute file at path:
+// vipdoc/sh/minline/sh000001.lc1 → vipdoc/sh/lday/sh000001.day, names
+// matched case-insensitively as the scan does.
+func siblingDayFile(path string, code market.Code) (File, bool) {
+	mkt := filepath.Dir(filepath.Dir(path))
+	entries, err := os.ReadDir(mkt)
+	if err != nil {
+		return File{}, false
+	}
+	lday, ok := findEntry(entries, "lday", true)
+	if !ok {
+		return File{}, false
+	}
+	dir := filepath.Join(mkt, lday.Name())
+	name := strings.ToLower(string(code.Exchange)) + code.Symbol + ".day"
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return File{}, false
+		}
+		e, ok := findEntry(entries, name, false)
+		if !ok {
+			return File{}, false
+		}
+		name = e.Name()
+	}
+	return File{Kind: KindDay, Path: filepath.Join(dir, name), Code: code, Market: code.Exchange}, true
+}
+
+// readBars decodes one file; dayFile finds the code's .day file, which an
+// index's minute file needs (nil: there is none).
+func readBars(meta File, s Scale, notAfter market.Day, dayFile func() (File, bool)) (*BarFile, error) {
 	f, err := openShared(meta.Path)
 	if err != nil {
 		return nil, fmt.Errorf("tdx: %w", err)
@@ -50,7 +92,54 @@ func readBars(meta File, s Scale, notAfter market.Day) (*BarFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tdx: %s: %w", meta.Path, err)
 	}
+	if err := bf.settle(notAfter, dayFile); err != nil {
+		return nil, fmt.Errorf("tdx: %s: %w", meta.Path, err)
+	}
 	return bf, bad
+}
+
+// settle makes the per-file decisions of the bars' type, recording them in
+// Scale and Flagged.
+func (bf *BarFile) settle(notAfter market.Day, dayFile func() (File, bool)) error {
+	s := bf.Scale
+	switch {
+	case bf.Kind == KindDay && s.OlderDiv != 0:
+		div, note := decideDivisor(bf.Bars, s)
+		if div != s.PriceDiv {
+			rescale(bf.Bars, s.PriceDiv, div)
+			bf.Scale.PriceDiv = div
+		}
+		if note != "" {
+			bf.Flagged = append(bf.Flagged, Flag{Reason: note, Records: len(bf.Bars)})
+		}
+	case s.countsOnly():
+		bf.Flagged = append(bf.Flagged, Flag{Reason: "statistic index: its bars hold counts of stocks, not prices, and are kept as they are", Records: len(bf.Bars)})
+	case bf.Kind == KindDay && s.indexLike():
+		if f, ok := unorderedFlag(bf.Bars); ok {
+			bf.Flagged = append(bf.Flagged, f)
+		}
+	}
+	if bf.Kind == KindDay || !s.minutesUseDay() || len(bf.Bars) == 0 {
+		return nil
+	}
+	var days *BarFile
+	if dayFile != nil {
+		if f, ok := dayFile(); ok {
+			days, _ = readBars(f, s, notAfter, nil) // its bad records are its own file's problem
+		}
+	}
+	if days == nil {
+		return fmt.Errorf("an index's minute volumes hold amount ÷ 100; turning them into shares needs its .day file (%s%s.day in lday), which is missing or unreadable",
+			strings.ToLower(string(bf.Code.Exchange)), bf.Code.Symbol)
+	}
+	estimated, ok := indexMinuteVolumes(bf.Bars, days.Bars)
+	if !ok {
+		return fmt.Errorf("an index's minute volumes hold amount ÷ 100; turning them into shares needs a daily bar with volume and amount, and its .day file has none")
+	}
+	if estimated > 0 {
+		bf.Flagged = append(bf.Flagged, Flag{Reason: "minute volumes of days the .day file lacks yet, converted with the nearest day's shares per yuan", Records: estimated})
+	}
+	return nil
 }
 
 // collectBars drains the iterator of the file's kind into a slice sized

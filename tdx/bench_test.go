@@ -60,7 +60,15 @@ func BenchmarkDecodeLC1(b *testing.B) {
 // BenchmarkReadBarsDay is the file-level path an importer takes: open,
 // stat, decode into a slice sized from the file.
 func BenchmarkReadBarsDay(b *testing.B) {
-	path := sample("mootdx-2022/vipdoc/sh/lday/sh000001.day")
+	benchReadBars(b, sample("mootdx-2022/vipdoc/sh/lday/sh000001.day"))
+}
+
+// BenchmarkReadBarsBond adds the per-file divisor decision of a bond.
+func BenchmarkReadBarsBond(b *testing.B) {
+	benchReadBars(b, sample("redmine-2023/vipdoc/sh/lday/sh113011.day"))
+}
+
+func benchReadBars(b *testing.B, path string) {
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)

@@ -41,8 +41,11 @@ func decodeDayRecord(b []byte) DayRecord {
 // Bar converts the record with s (see ScaleFor). Dividing two exact
 // integers gives the double nearest the decimal price, so no rounding is
 // needed. The date must be valid, as it is in every record DayRecords yields.
-func (r DayRecord) Bar(s Scale) market.Bar {
-	s = s.norm()
+func (r DayRecord) Bar(s Scale) market.Bar { return r.bar(s.norm()) }
+
+// bar is Bar with s already normalised: DayBars normalises once per file,
+// since comparing the whole Scale per record costs a third of the decoding.
+func (r DayRecord) bar(s Scale) market.Bar {
 	d := market.Day(r.Date)
 	return market.Bar{
 		Day:           d,
@@ -69,6 +72,15 @@ func (r DayRecord) Breadth() (up, down int) {
 type dayChecker struct {
 	prev     uint32
 	notAfter market.Day
+	// counts skips the price rules: a statistic index's values are counts.
+	counts bool
+	// unordered lets a record close outside low..high: early-1990s index
+	// days do, and the terminal shows them (readBars counts them).
+	unordered bool
+}
+
+func newDayChecker(s Scale, notAfter market.Day) dayChecker {
+	return dayChecker{notAfter: notAfter, counts: s.countsOnly(), unordered: s.indexLike()}
 }
 
 // check returns why r cannot be a real bar, or "".
@@ -81,9 +93,9 @@ func (c *dayChecker) check(r DayRecord) string {
 		return "date " + d.String() + " is in the future (after " + c.notAfter.String() + ")"
 	case r.Date <= c.prev:
 		return "date " + d.String() + " does not follow the previous record's " + market.Day(c.prev).String()
-	case r.Open == 0 || r.High == 0 || r.Low == 0 || r.Close == 0:
+	case (r.Open == 0 || r.High == 0 || r.Low == 0 || r.Close == 0) && !c.counts:
 		return "zero price"
-	case r.Low > r.High || r.Open < r.Low || r.Open > r.High || r.Close < r.Low || r.Close > r.High:
+	case unordered(r.Open, r.High, r.Low, r.Close) && !c.counts && !c.unordered:
 		return "prices outside the low..high range"
 	case math.IsNaN(float64(r.Amount)) || math.IsInf(float64(r.Amount), 0) || r.Amount < 0:
 		return "invalid amount"
@@ -92,9 +104,15 @@ func (c *dayChecker) check(r DayRecord) string {
 	return ""
 }
 
+// unordered reports prices that are not low <= open, close <= high.
+func unordered[T uint32 | float64](o, h, l, c T) bool {
+	return l > h || o < l || o > h || c < l || c > h
+}
+
 // DayRecords streams the records of a .day file. A record that fails
 // validation (impossible date, date after notAfter or not after the
-// previous record, zero price, high below low, negative amount) is yielded
+// previous record, zero price, prices outside low..high, negative amount;
+// the rules of a stock: DayBars applies its scale's) is yielded
 // as a *FormatError and decoding goes on, since records are fixed-size and
 // one bad record does not shift the others. A trailing incomplete record is
 // yielded last as a *PartialRecordError; a read error is yielded and ends
@@ -118,18 +136,23 @@ func DayRecords(r io.Reader, notAfter market.Day) iter.Seq2[DayRecord, error] {
 }
 
 // DayBars streams a .day file as bars converted with s; errors as
-// DayRecords. It decodes directly rather than wrapping DayRecords, since a
-// nested iterator costs about half the decoding time.
+// DayRecords, except that the scale's type relaxes the price rules: an
+// index, block or statistic index may close outside low..high (the terminal
+// shows such early-1990s index days), and a statistic index's values are
+// counts, which may be zero and in any order. It decodes directly rather
+// than wrapping DayRecords, since a nested iterator costs about half the
+// decoding time. The divisor is s.PriceDiv even where s.OlderDiv is set:
+// deciding between them takes the whole file (ReadBars, Terminal.Bars).
 func DayBars(r io.Reader, s Scale, notAfter market.Day) iter.Seq2[market.Bar, error] {
 	return func(yield func(market.Bar, error) bool) {
 		s = s.norm()
-		c := dayChecker{notAfter: notAfter}
+		c := newDayChecker(s, notAfter)
 		stopped, err := eachRecord(r, BarRecordSize, func(off int64, b []byte) bool {
 			rec := decodeDayRecord(b)
 			if why := c.check(rec); why != "" {
 				return yield(market.Bar{}, formatErr(off, "%s", why))
 			}
-			return yield(rec.Bar(s), nil)
+			return yield(rec.bar(s), nil)
 		})
 		if !stopped && err != nil {
 			yield(market.Bar{}, err)

@@ -411,38 +411,52 @@ func sameBar(a, b market.Bar) bool {
 }
 
 func TestScaleFor(t *testing.T) {
+	// The numbers only: Type is market.Classify's answer, tested there.
+	type num struct {
+		div   float64
+		dec   int
+		mul   int64
+		older float64
+	}
 	tests := []struct {
 		code string
-		want Scale
+		want num
 	}{
-		{"600000.SH", Scale{100, 2, 1}},
-		{"688001.SH", Scale{100, 2, 1}},
-		{"000001.SZ", Scale{100, 2, 1}},
-		{"300750.SZ", Scale{100, 2, 1}},
-		{"430047.BJ", Scale{100, 2, 1}},
-		{"920001.BJ", Scale{100, 2, 1}},
-		{"510300.SH", Scale{1000, 3, 1}},
-		{"588000.SH", Scale{1000, 3, 1}},
-		{"159915.SZ", Scale{1000, 3, 1}},
-		{"160105.SZ", Scale{1000, 3, 1}},
-		{"900901.SH", Scale{1000, 3, 1}},
-		{"200011.SZ", Scale{100, 2, 1}},
-		{"113011.SH", Scale{10000, 3, 10}},
-		{"123002.SZ", Scale{10000, 3, 10}},
-		{"204001.SH", Scale{10000, 3, 10}},
-		{"131810.SZ", Scale{10000, 3, 10}},
-		{"000001.SH", Scale{100, 2, 100}},
-		{"399001.SZ", Scale{100, 2, 100}},
-		{"880001.SH", Scale{100, 2, 100}},
-		{"881478.SH", Scale{100, 2, 100}},
-		{"899050.BJ", Scale{100, 2, 100}},
+		{"600000.SH", num{100, 2, 1, 0}},
+		{"688001.SH", num{100, 2, 1, 0}},
+		{"000001.SZ", num{100, 2, 1, 0}},
+		{"300750.SZ", num{100, 2, 1, 0}},
+		{"430047.BJ", num{100, 2, 1, 0}},
+		{"920001.BJ", num{100, 2, 1, 0}},
+		{"510300.SH", num{1000, 3, 1, 0}},
+		{"588000.SH", num{1000, 3, 1, 0}},
+		{"159915.SZ", num{1000, 3, 1, 0}},
+		{"160105.SZ", num{1000, 3, 1, 0}},
+		{"900901.SH", num{1000, 3, 1, 0}},
+		{"200011.SZ", num{100, 2, 1, 0}},
+		{"113011.SH", num{10000, 3, 10, 1000}},
+		{"123002.SZ", num{10000, 3, 10, 1000}},
+		{"204001.SH", num{10000, 3, 10, 1000}},
+		{"131810.SZ", num{10000, 3, 10, 1000}},
+		{"000001.SH", num{100, 2, 100, 0}},
+		{"399001.SZ", num{100, 2, 100, 0}},
+		{"880001.SH", num{100, 2, 100, 0}},
+		{"881478.SH", num{100, 2, 100, 0}},
+		{"899050.BJ", num{100, 2, 100, 0}},
+		{"880006.SH", num{100, 2, 100, 0}}, // statistic: counts, kept as the terminal shows them
+		{"751001.SH", num{100, 2, 10, 0}},  // lots of 10, prices as stored
+		{"140001.SZ", num{100, 2, 1, 0}},   // preferred shares: per share, not bond scale
+		{"190001.SZ", num{1000, 3, 1, 0}},  // asset-backed: 3 decimals
+		{"191001.SZ", num{1000, 3, 1, 0}},
 	}
 	for _, tc := range tests {
-		if got := ScaleFor(market.MustCode(tc.code)); got != tc.want {
+		c := market.MustCode(tc.code)
+		got := ScaleFor(c)
+		if (num{got.PriceDiv, got.Decimals, got.VolumeMul, got.OlderDiv}) != tc.want || got.Type != market.Classify(c) {
 			t.Errorf("ScaleFor(%s) = %+v, want %+v", tc.code, got, tc.want)
 		}
 	}
-	if got := (Scale{}).norm(); got != (Scale{100, 2, 1}) {
+	if got := (Scale{}).norm(); got != (Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 1}) {
 		t.Errorf("zero Scale normalises to %+v, want the A-share scale", got)
 	}
 }
@@ -469,6 +483,9 @@ func TestDayScalingGenerated(t *testing.T) {
 		{"sz123002.day", 104.797, 3729680},   // bond
 		{"sz131810.day", 104.797, 3729680},   // repo
 		{"bj920001.day", 10479.70, 372968},   // BSE stock, new range
+		{"sh751001.day", 10479.70, 3729680},  // SH 751xxx: ÷100 as stored, lots of 10
+		{"sz140001.day", 10479.70, 372968},   // SZ preferred share: ÷100, not bond scale
+		{"sz190001.day", 1047.970, 372968},   // SZ asset-backed: 3 decimals
 	}
 	dir := t.TempDir()
 	for _, tc := range tests {

@@ -39,16 +39,29 @@
 // # Scaling
 //
 // ScaleFor gives each security type's divisor and volume unit (§3.1), from
-// market.Classify of the code the file name carries: A shares and SZ B
-// shares ÷100; funds, ETFs and SH B shares ÷1000; bonds and repo ÷10000
+// market.Classify of the code the file name carries: A shares, preferred
+// shares (SZ 140xxx) and SZ B shares ÷100; funds, ETFs, SH B shares and
+// asset-backed securities (SZ 190/191xxx) ÷1000; bonds and repo ÷10000
 // (price per 100 yuan face, repo an annual rate in percent) with volume in
-// lots of 10 pieces; indices and the terminal's 880/881 block indices ÷100
-// with volume in lots of 100. Volumes are widened to shares (bonds: pieces)
-// because market.Bar.Volume is never in lots. Minute-file float prices are
-// rounded to the type's decimals; minute volumes get the same multiplier as
-// daily ones, which for indices is an assumption (§4.1 leaves it open).
-// Bars carry their close instant: minute bars their end minute, daily bars
-// 15:00 Asia/Shanghai.
+// lots of 10 pieces; SH 751xxx ÷100 in lots of 10; indices and the
+// terminal's 880/881 block and statistic indices ÷100 with volume in lots of
+// 100. Volumes are widened to shares (bonds: pieces) because
+// market.Bar.Volume is never in lots. Minute-file float prices are rounded
+// to the type's decimals. Bars carry their close instant: minute bars their
+// end minute, daily bars 15:00 Asia/Shanghai.
+//
+// Some of it depends on the terminal's era, so ReadBars and Terminal decide
+// it per file from the data and record it in BarFile.Scale and Flagged:
+//
+//   - Bond and repo .day prices are ×1000 in older installs and ×10000 in
+//     newer ones; each file gets the divisor its data agrees with
+//     (decideDivisor), or, when it cannot tell, ÷10000 and a Flag.
+//   - An index's minute "volume" holds amount ÷ 100; its minute volumes
+//     are computed from amounts with the day's shares per yuan taken from
+//     its .day file, so they add up to the daily volume.
+//   - Statistic indices (880006 …) hold counts, and early-1990s index days
+//     close outside low..high: both are kept as the terminal shows them
+//     and flagged, not rejected.
 //
 // # Errors
 //

@@ -47,10 +47,10 @@ func TestRecordErrorCap(t *testing.T) {
 
 func TestScaleNorm(t *testing.T) {
 	got := Scale{PriceDiv: -1, Decimals: 9, VolumeMul: 0}.norm()
-	if got != (Scale{100, 2, 1}) {
+	if got != (Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 1}) {
 		t.Errorf("nonsense scale normalised to %+v", got)
 	}
-	if got := (Scale{PriceDiv: 1000, Decimals: 0, VolumeMul: 10}).norm(); got != (Scale{1000, 0, 10}) {
+	if got := (Scale{PriceDiv: 1000, Decimals: 0, VolumeMul: 10}).norm(); got != (Scale{PriceDiv: 1000, Decimals: 0, VolumeMul: 10}) {
 		t.Errorf("a valid scale changed: %+v", got)
 	}
 }

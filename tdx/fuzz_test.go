@@ -95,7 +95,7 @@ func FuzzDay(f *testing.F) {
 		if (partial == 1) != (len(data)%32 != 0) {
 			t.Fatalf("partial %d for %d bytes", partial, len(data))
 		}
-		s := ScaleFor(market.MustCode("000001.SH"))
+		s := ScaleFor(market.MustCode("600000.SH")) // DayRecords applies a stock's rules
 		var out []byte
 		for i, r := range recs {
 			if i > 0 && r.Date <= recs[i-1].Date {
@@ -117,6 +117,88 @@ func FuzzDay(f *testing.F) {
 		again, errs := drain(t, func() iter.Seq2[DayRecord, error] { return DayRecords(bytes.NewReader(out), 0) }, 1)
 		if len(errs) != 0 || fmt.Sprint(again) != fmt.Sprint(recs) {
 			t.Fatalf("re-encoded records differ: %v", errs)
+		}
+		// An index may close outside low..high, a statistic index holds
+		// counts: still one bar or error per record, dates in order.
+		for _, code := range []string{"000001.SH", "880006.SH"} {
+			ls := ScaleFor(market.MustCode(code))
+			lbars, lerrs := drain(t, func() iter.Seq2[market.Bar, error] { return DayBars(bytes.NewReader(data), ls, 0) }, int(k))
+			onlyDecodeErrors(t, lerrs)
+			if len(lbars)+len(lerrs) != len(bars)+len(berrs) {
+				t.Fatalf("%s: %d bars and %d errors for %d records", code, len(lbars), len(lerrs), len(bars)+len(berrs))
+			}
+			for i, b := range lbars {
+				checkLooseBar(t, b, ls)
+				if i > 0 && b.Day <= lbars[i-1].Day {
+					t.Fatalf("%s: dates not increasing", code)
+				}
+			}
+		}
+	})
+}
+
+// checkLooseBar checks what every bar promises whatever its type's price
+// rules: a valid day, finite non-negative prices (positive but for counts),
+// a usable volume and amount.
+func checkLooseBar(t *testing.T, b market.Bar, s Scale) {
+	t.Helper()
+	for _, p := range []float64{b.Open, b.High, b.Low, b.Close} {
+		if !(p >= 0) || math.IsInf(p, 0) || (p == 0 && !s.countsOnly()) {
+			t.Fatalf("price %v in %+v", p, b)
+		}
+	}
+	if b.Volume < 0 || !(b.Amount >= 0) || math.IsInf(b.Amount, 0) {
+		t.Fatalf("volume/amount %+v", b)
+	}
+	if _, err := market.ParseDay(b.Day.Compact()); err != nil {
+		t.Fatalf("invalid day %v", b.Day)
+	}
+}
+
+// FuzzSettle runs the per-file decisions on whatever the decoders accept:
+// the bond/repo divisor, the index and statistic flags, and the index
+// minute volumes computed from daily bars (the same bytes read as both).
+func FuzzSettle(f *testing.F) {
+	bond := func(d, raw, lots uint32, amount float32) DayRecord {
+		return DayRecord{Date: d, Open: raw, High: raw, Low: raw, Close: raw, Volume: lots, Amount: amount}
+	}
+	f.Add(dayFile(bond(20140822, 110170, 61000, 110.17*610000)), uint8(0))                                            // 2014 bond, ÷1000
+	f.Add(dayFile(bond(20230224, 1047970, 372968, 104.797*3729680)), uint8(0))                                        // bond, ÷10000
+	f.Add(dayFile(bond(20140822, 110170, 0, 0)), uint8(0))                                                            // no volume: undecided
+	f.Add(dayFile(bond(20140822, 3240, 95000, 9.5e8), bond(20140825, 32400, 95000, 9.5e8)), uint8(1))                 // repo, split
+	f.Add(dayFile(DayRecord{Date: 19921009, Open: 60000, High: 61000, Low: 59000, Close: 62000}), uint8(2))           // early index day
+	f.Add(dayFile(DayRecord{Date: 20230224, Open: 4500, High: 0, Low: 1200, Close: 0}), uint8(3))                     // statistic counts
+	f.Add(dayFile(DayRecord{Date: 20230224, Open: 1, High: 1, Low: 1, Close: 1, Amount: 1e-40, Volume: 1}), uint8(2)) // absurd rate
+	codes := []string{"113011.SH", "204001.SH", "000001.SH", "880006.SH", "600000.SH"}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		code := market.MustCode(codes[int(which)%len(codes)])
+		s := ScaleFor(code).norm()
+		days, _ := drain(t, func() iter.Seq2[market.Bar, error] { return DayBars(bytes.NewReader(data), s, 0) }, 1)
+		bf := &BarFile{File: File{Kind: KindDay, Code: code}, Scale: s, Bars: days}
+		if err := bf.settle(0, nil); err != nil {
+			t.Fatalf("a day file's decisions failed: %v", err)
+		}
+		if d := bf.Scale.PriceDiv; d != s.PriceDiv && d != s.OlderDiv {
+			t.Fatalf("divisor %v, want %v or %v", d, s.PriceDiv, s.OlderDiv)
+		}
+		for _, b := range bf.Bars {
+			checkLooseBar(t, b, s)
+		}
+		for _, fl := range bf.Flagged {
+			if fl.Reason == "" || fl.Records < 0 || fl.Records > len(bf.Bars) {
+				t.Fatalf("flag %+v for %d bars", fl, len(bf.Bars))
+			}
+		}
+		idx := ScaleFor(market.MustCode("000001.SH"))
+		mins, _ := drain(t, func() iter.Seq2[market.Bar, error] { return MinuteBars(bytes.NewReader(data), LayoutLC, idx, 0) }, 1)
+		estimated, ok := indexMinuteVolumes(mins, days)
+		if estimated < 0 || estimated > len(mins) || (!ok && estimated != 0) {
+			t.Fatalf("estimated %d of %d, ok %v", estimated, len(mins), ok)
+		}
+		for _, m := range mins {
+			if ok && (m.Volume < 0 || m.Volume > maxVolume) {
+				t.Fatalf("minute volume %d", m.Volume)
+			}
 		}
 	})
 }
@@ -144,6 +226,16 @@ func FuzzMinute(f *testing.F) {
 				t.Fatalf("prices not rounded: %+v", b)
 			}
 			small = small && b.High < 1e5 // float32 keeps 2 decimals exactly only below ~131072
+		}
+		// A statistic index's minute values are counts: zeros and any order.
+		cs := ScaleFor(market.MustCode("880006.SH"))
+		cbars, cerrs := drain(t, func() iter.Seq2[market.Bar, error] { return MinuteBars(bytes.NewReader(data), layout, cs, 0) }, int(k))
+		onlyDecodeErrors(t, cerrs)
+		if len(cbars)+len(cerrs) != len(bars)+len(errs) {
+			t.Fatalf("counts: %d bars and %d errors for %d records", len(cbars), len(cerrs), len(bars)+len(errs))
+		}
+		for _, b := range cbars {
+			checkLooseBar(t, b, cs)
 		}
 		if !small && layout == LayoutLC {
 			return

@@ -74,6 +74,7 @@ type minuteDecoder struct {
 	s        Scale
 	notAfter market.Day
 	prev     int64 // day×1440+minute of the last good record
+	counts   bool  // a statistic index: values are counts, see dayChecker
 }
 
 func (m *minuteDecoder) decode(b []byte) (market.Bar, string) {
@@ -103,17 +104,17 @@ func (m *minuteDecoder) decode(b []byte) (market.Bar, string) {
 		} else {
 			v = float64(math.Float32frombits(w))
 		}
-		if !(v > 0 && v < maxPrice) { // also false for NaN
+		if !(v > 0 && v < maxPrice) && !(m.counts && v == 0) { // also true for NaN
 			return market.Bar{}, fmt.Sprintf("impossible price %g", v)
 		}
 		// A price that rounds to zero is usually an integer read as a
 		// float (≈1e-42): the wrong layout, not a real quote.
-		if px[i] = roundTo(v, m.s.Decimals); px[i] == 0 {
+		if px[i] = roundTo(v, m.s.Decimals); px[i] == 0 && !m.counts {
 			return market.Bar{}, fmt.Sprintf("price %g rounds to zero", v)
 		}
 	}
 	o, h, l, c := px[0], px[1], px[2], px[3]
-	if l > h || o < l || o > h || c < l || c > h {
+	if unordered(o, h, l, c) && !m.counts {
 		return market.Bar{}, "prices outside the low..high range"
 	}
 	amount := float64(math.Float32frombits(le.Uint32(b[20:])))
@@ -157,7 +158,8 @@ func MinuteBars(r io.Reader, layout MinuteLayout, s Scale, notAfter market.Day) 
 			yield(market.Bar{}, fmt.Errorf("tdx: unknown minute layout %d", layout))
 			return
 		}
-		m := minuteDecoder{layout: layout, s: s.norm(), notAfter: notAfter, prev: -1}
+		s = s.norm()
+		m := minuteDecoder{layout: layout, s: s, notAfter: notAfter, prev: -1, counts: s.countsOnly()}
 		stopped, err := eachRecord(r, BarRecordSize, func(off int64, b []byte) bool {
 			bar, why := m.decode(b)
 			if why != "" {

@@ -48,6 +48,8 @@ type Terminal struct {
 	// Clock dates the future-date check of bar decoding (records after
 	// tomorrow are rejected); nil means the system clock.
 	Clock market.Clock
+
+	days map[market.Code]File // each code's .day file, for its minute files
 }
 
 // Open scans a terminal install folder such as C:\new_tdx. It fails only
@@ -96,6 +98,12 @@ func (t *Terminal) Rescan() error {
 	}
 	slices.SortFunc(s.files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	t.Files, t.Problems = s.files, s.problems
+	t.days = map[market.Code]File{}
+	for _, f := range t.Files {
+		if f.Kind == KindDay {
+			t.days[f.Code] = f
+		}
+	}
 	return nil
 }
 
@@ -302,7 +310,19 @@ func (t *Terminal) Bars(f File) (*BarFile, error) {
 	if !f.Kind.IsBars() {
 		return nil, fmt.Errorf("tdx: %s: %q is not a bar file", f.Path, f.Kind)
 	}
-	return readBars(f, ScaleFor(f.Code), t.NotAfter())
+	return readBars(f, ScaleFor(f.Code), t.NotAfter(), t.dayFileOf(f.Code))
+}
+
+// DayFile is the .day file of a code, if the scan found one. An index's
+// minute bars are converted with it, so an importer re-reads them when it
+// changes.
+func (t *Terminal) DayFile(code market.Code) (File, bool) {
+	f, ok := t.days[code]
+	return f, ok
+}
+
+func (t *Terminal) dayFileOf(code market.Code) func() (File, bool) {
+	return func() (File, bool) { return t.DayFile(code) }
 }
 
 // AllBars decodes every bar file of the given kinds (all bar kinds when
@@ -316,7 +336,7 @@ func (t *Terminal) AllBars(kinds ...Kind) iter.Seq2[*BarFile, error] {
 			if !f.Kind.IsBars() || (len(kinds) > 0 && !slices.Contains(kinds, f.Kind)) {
 				continue
 			}
-			if !yield(readBars(f, ScaleFor(f.Code), notAfter)) {
+			if !yield(readBars(f, ScaleFor(f.Code), notAfter, t.dayFileOf(f.Code))) {
 				return
 			}
 		}
