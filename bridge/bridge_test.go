@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -164,4 +165,126 @@ func TestNotConfiguredAndMissingFolder(t *testing.T) {
 	if _, err := bridge.New(t.TempDir(), store, market.DefaultCalendar(), clock, log); err == nil || !strings.Contains(err.Error(), "not a terminal folder") {
 		t.Fatalf("empty folder: %v", err)
 	}
+}
+
+// A terminal of several eras: a 2014 bond file (÷1000), a statistic index
+// of counts, an index whose early-1990s day closes above its high and whose
+// 5-minute volumes hold amount ÷ 100, and a user block left empty. All of it
+// is imported: nothing is a problem, the oddities are flagged.
+func TestRefreshDecodesEveryEra(t *testing.T) {
+	b, store, dir := newBridge(t)
+	ctx := context.Background()
+	put := func(rel string, data []byte) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := func(d, o, h, l, c uint32, amount float32, vol uint32) []byte {
+		return tdx.AppendDayRecord(nil, tdx.DayRecord{Date: d, Open: o, High: h, Low: l, Close: c, Amount: amount, Volume: vol})
+	}
+	put("vipdoc/sh/lday/sh110015.day", rec(20140822, 110000, 110500, 109800, 110170, 110.17*610000, 61000))
+	put("vipdoc/sh/lday/sh880006.day", rec(20261120, 4500, 0, 1200, 0, 0, 0))
+	index := append(rec(19921009, 60000, 61000, 59000, 62000, 1e8, 10000),
+		rec(20261120, 328000, 329000, 326000, 328700, 4.0e11, 320_000_000)...)
+	put("vipdoc/sh/lday/sh000001.day", index)
+	var lc5 []byte
+	for _, day := range []market.Day{20261120, 20261123} {
+		for i, end := range fiveMinuteEnds() {
+			a := 4.0e11 / 48 * (0.5 + float64(i%2))
+			bar := market.Bar{Day: day, TS: day.At(end/60, end%60, 0).Unix(), Open: 3287, High: 3290, Low: 3280, Close: 3288, Amount: a, Volume: int64(a / 100)}
+			var err error
+			if lc5, err = tdx.AppendMinuteRecord(lc5, tdx.LayoutLC, bar, tdx.Scale{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("vipdoc/sh/fzline/sh000001.lc5", lc5)
+	var cfg bytes.Buffer
+	tdx.WriteBlockNewCfg(&cfg, []tdx.UserBlock{{Name: "我的白马", Stem: "WDBM"}, {Name: "空的", Stem: "KONG"}})
+	put("T0002/blocknew/blocknew.cfg", cfg.Bytes())
+	put("T0002/blocknew/KONG.blk", nil)
+
+	rep, err := b.Refresh(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 0 {
+		t.Fatalf("problems %+v", rep.Problems)
+	}
+	flagged := map[string]string{}
+	for _, f := range rep.Flagged {
+		flagged[f.File] += f.Reason
+	}
+	if !strings.Contains(flagged["vipdoc/sh/lday/sh880006.day"], "counts") || !strings.Contains(flagged["vipdoc/sh/lday/sh000001.day"], "low..high") ||
+		!strings.Contains(flagged["vipdoc/sh/fzline/sh000001.lc5"], "nearest day") || len(rep.Flagged) != 3 {
+		t.Fatalf("flagged %+v", rep.Flagged)
+	}
+
+	bond, _ := store.Bars(ctx, db.BarQuery{Code: market.MustCode("110015.SH"), Freq: market.Daily})
+	if len(bond) != 1 || bond[0].Close != 110.17 || bond[0].Volume != 610000 {
+		t.Fatalf("2014 bond = %+v", bond)
+	}
+	days, _ := store.Bars(ctx, db.BarQuery{Code: market.MustCode("000001.SH"), Freq: market.Daily})
+	stat, _ := store.Bars(ctx, db.BarQuery{Code: market.MustCode("880006.SH"), Freq: market.Daily})
+	if len(days) != 2 || days[0].Close != 620 || len(stat) != 1 || stat[0].Open != 45 || stat[0].Close != 0 {
+		t.Fatalf("index days %+v, statistic %+v", days, stat)
+	}
+	minuteSum := func() int64 {
+		mins, _ := store.Bars(ctx, db.BarQuery{Code: market.MustCode("000001.SH"), Freq: market.Min5})
+		var sum int64
+		for _, m := range mins {
+			if m.Day == 20261120 {
+				sum += m.Volume
+			}
+		}
+		return sum
+	}
+	if got, want := float64(minuteSum()), 320_000_000.0*100; got < 0.99*want || got > 1.01*want {
+		t.Fatalf("5-minute volumes of 2026-11-20 add up to %.0f shares, the day's are %.0f", got, want)
+	}
+	if _, members, err := store.BlockMembers(ctx, "user", "空的"); err != nil || len(members) != 0 {
+		t.Fatalf("empty user block: %v, %v", members, err)
+	}
+
+	// Nothing changed: nothing is read, nothing reported.
+	again, err := b.Refresh(ctx, nil)
+	if err != nil || again.FilesChanged != 0 || len(again.Flagged) != 0 || len(again.Problems) != 0 {
+		t.Fatalf("second refresh = %+v, %v", again, err)
+	}
+	// Monday's daily bar arrives: the unchanged 5-minute file is read again,
+	// and its Monday volumes now add up to Monday's volume exactly.
+	p := filepath.Join(dir, "vipdoc", "sh", "lday", "sh000001.day")
+	os.WriteFile(p, append(index, rec(20261123, 328700, 330000, 327000, 329000, 4.0e11, 250_000_000)...), 0o644)
+	os.Chtimes(p, time.Now(), time.Now().Add(time.Minute))
+	third, err := b.Refresh(ctx, nil)
+	if err != nil || third.FilesChanged != 1 || third.BarFiles != 2 || len(third.Flagged) != 1 {
+		t.Fatalf("refresh after Monday's day = %+v, %v", third, err)
+	}
+	mins, _ := store.Bars(ctx, db.BarQuery{Code: market.MustCode("000001.SH"), Freq: market.Min5})
+	var monday int64
+	for _, m := range mins {
+		if m.Day == 20261123 {
+			monday += m.Volume
+		}
+	}
+	if want := 250_000_000.0 * 100; float64(monday) < 0.99*want || float64(monday) > 1.01*want {
+		t.Fatalf("Monday's 5-minute volumes add up to %d, want about %.0f", monday, want)
+	}
+}
+
+// fiveMinuteEnds are the end minutes of a session's 48 five-minute bars.
+func fiveMinuteEnds() []int {
+	var out []int
+	for m := 9*60 + 35; m <= 11*60+30; m += 5 {
+		out = append(out, m)
+	}
+	for m := 13*60 + 5; m <= 15*60; m += 5 {
+		out = append(out, m)
+	}
+	return out
 }

@@ -22,13 +22,25 @@ type Report struct {
 	Names        int            `json:"names"`
 	Blocks       map[string]int `json:"blocks"` // per kind; absent when no block file changed
 	Problems     []Problem      `json:"problems"`
-	Seconds      float64        `json:"seconds"`
+	// Flagged lists files imported whole whose bars a reader should know
+	// about (see tdx.Flag): kept as the terminal shows them though they
+	// break a price rule, or a scale the data could not settle. They are
+	// not problems: nothing was left out.
+	Flagged []Flagged `json:"flagged"`
+	Seconds float64   `json:"seconds"`
 }
 
 // Problem is a file the refresh could not read whole.
 type Problem struct {
 	File  string `json:"file"` // relative to the terminal folder
 	Error string `json:"error"`
+}
+
+// Flagged is one tdx.Flag of an imported file.
+type Flagged struct {
+	File    string `json:"file"` // relative to the terminal folder
+	Reason  string `json:"reason"`
+	Records int    `json:"records"`
 }
 
 // Progress reports a refresh's advance through the changed bar files.
@@ -60,22 +72,31 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{FilesScanned: len(t.Files), Problems: []Problem{}}
+	rep := &Report{FilesScanned: len(t.Files), Problems: []Problem{}, Flagged: []Flagged{}}
 	for _, p := range t.Problems {
 		rep.Problems = append(rep.Problems, Problem{Error: p.Error()})
 	}
 	var changedBars []tdx.File
 	var changedOther []tdx.File
-	for _, f := range t.Files {
+	unchanged := func(f tdx.File) bool {
 		st, ok := known[s.rel(f.Path)]
-		if ok && st.Size == f.Size && st.ModTime.Equal(f.ModTime.Truncate(time.Millisecond)) {
-			continue
-		}
-		rep.FilesChanged++
-		if f.Kind.IsBars() {
-			changedBars = append(changedBars, f)
-		} else {
-			changedOther = append(changedOther, f)
+		return ok && st.Size == f.Size && st.ModTime.Equal(f.ModTime.Truncate(time.Millisecond))
+	}
+	for _, f := range t.Files {
+		switch {
+		case !unchanged(f):
+			rep.FilesChanged++
+			if f.Kind.IsBars() {
+				changedBars = append(changedBars, f)
+			} else {
+				changedOther = append(changedOther, f)
+			}
+		case f.Kind.IsBars() && f.Kind != tdx.KindDay && tdx.MinutesUseDay(f.Code):
+			// An index's minute volumes are computed with its daily bars:
+			// a new or corrected day re-reads its minute files too.
+			if d, ok := t.DayFile(f.Code); ok && !unchanged(d) {
+				changedBars = append(changedBars, f)
+			}
 		}
 	}
 	if err := s.importBars(ctx, t, changedBars, rep, progress); err != nil {
@@ -136,6 +157,11 @@ func (s *Service) importBars(ctx context.Context, t *tdx.Terminal, files []tdx.F
 		var partial *tdx.PartialRecordError
 		if err != nil && !errors.As(err, &partial) {
 			rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: err.Error()})
+		}
+		if bf != nil {
+			for _, fl := range bf.Flagged {
+				rep.Flagged = append(rep.Flagged, Flagged{File: s.rel(f.Path), Reason: fl.Reason, Records: fl.Records})
+			}
 		}
 		records := 0
 		if bf != nil && len(bf.Bars) > 0 {

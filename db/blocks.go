@@ -97,8 +97,9 @@ type Member struct {
 }
 
 // BlockMembers finds a block by name, full name or code (within a kind when
-// given) and lists its members with their names. No such block, or one
-// without members, is a not-found error.
+// given) and lists its members with their names. No such block is a
+// not-found error; a block without members (a user block emptied in the
+// terminal) is listed by Blocks, so it answers an empty list.
 func (s *Store) BlockMembers(ctx context.Context, kind, block string) (Block, []Member, error) {
 	q := `SELECT kind, name, full_name, code, parent, truncated, member_count FROM blocks
 		WHERE (name = ? OR full_name = ? OR upper(code) = upper(?) OR upper(code) = upper(?) || '.SH')`
@@ -131,9 +132,6 @@ func (s *Store) BlockMembers(ctx context.Context, kind, block string) (Block, []
 	}
 	if err := rows.Err(); err != nil {
 		return b, nil, classify(err, "read block members")
-	}
-	if len(out) == 0 {
-		return b, nil, market.Errorf(market.KindNotFound, "block %q has no members", block)
 	}
 	return b, out, nil
 }
