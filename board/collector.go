@@ -109,6 +109,14 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 		return p
 	}
 	closeAt := c.policy.Window.End.On(day)
+	if replay, ok := c.replayOver(ctx, kind, source, day, now); ok {
+		// The day is over and the source can tell its close: a collection
+		// now would be of another day (the demo market's next pre-open).
+		if !p.Found || p.CollectedAt.Before(closeAt) {
+			p.Stored, p.Found, p.Err = replay, true, nil
+		}
+		return p
+	}
 	due := !p.Found ||
 		(c.policy.Window.Contains(c.policy.Calendar, now) && now.Sub(latest.CollectedAt) >= c.policy.Soft) ||
 		(!now.Before(closeAt) && latest.CollectedAt.Before(closeAt))
@@ -131,6 +139,11 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 	switch {
 	case err != nil:
 		p.Err = err
+	case fresh.Day() > day:
+		// Between the midnight after a session and the next window's
+		// opening, the source may already show the next day's call auction.
+		p.Err = market.Errorf(market.KindUnavailable, "%s now publishes %s data of %v (the next session has begun) and no %s collection of %v is stored",
+			source, kind, fresh.Day(), kind, day)
 	case fresh.Day() != day:
 		p.Err = market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, fresh.Day(), day)
 	default:
@@ -139,10 +152,41 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 	return p
 }
 
+// replayOver is the close of a day that is over by a new calendar day, from
+// a source that can replay the past (the demo market); ok is false for any
+// other day or source. Real upstreams go on showing the last session until
+// the next call auction, so they are collected as usual.
+func (c *Collector) replayOver(ctx context.Context, kind market.SectorKind, source string, day market.Day, now time.Time) (Stored, bool) {
+	if market.DayOf(now) <= day {
+		return Stored{}, false
+	}
+	if _, ok := c.sources[source].(HistorySource); !ok {
+		return Stored{}, false
+	}
+	st, err := c.History(ctx, kind, source, c.policy.Window.End.On(day))
+	return st, err == nil
+}
+
 // Has reports whether a concrete source is configured.
 func (c *Collector) Has(source string) bool {
 	_, ok := c.sources[source]
 	return ok
+}
+
+// auctionStart is when EastMoney's lists turn to the new session (the call
+// auction); before it they show the last session's final state.
+const auctionStart market.TimeOfDay = 9*60 + 15
+
+// sessionInstant is the instant a snapshot without a timestamp of its own
+// (akshare's) taken at now describes: now on a trading day from the call
+// auction on, else the close of the last session, whose state the upstream
+// goes on showing overnight and over a weekend.
+func (c *Collector) sessionInstant(now time.Time) time.Time {
+	d := market.DayOf(now)
+	if c.policy.Calendar.IsTradingDay(d) && market.ClockOf(now) >= auctionStart {
+		return now
+	}
+	return c.policy.Window.End.On(c.policy.Calendar.Prev(d))
 }
 
 // Collect fetches a fresh snapshot from the source, stores it and makes it
@@ -196,7 +240,7 @@ func (c *Collector) keep(ctx context.Context, kind market.SectorKind, source str
 	}
 	snap.Kind, snap.Source = kind, source
 	if snap.At.IsZero() {
-		snap.At = c.clock.Now()
+		snap.At = c.sessionInstant(c.clock.Now())
 	}
 	st := Stored{SectorSnapshot: snap, CollectedAt: c.clock.Now()}
 	if _, err := c.store.SaveSnapshot(ctx, snap, st.CollectedAt); err != nil {

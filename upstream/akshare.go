@@ -66,7 +66,8 @@ const (
 // KindSchema error (the join key changed). Amount is NaN: akshare gives
 // none, and deriving it from main net / ratio amplifies the ratio's
 // rounding beyond use. Flat is -1 and LeaderCode "" (not in akshare's
-// output). At is the clock: akshare carries no timestamp.
+// output). At is zero: akshare carries no timestamp, and which session its
+// rows describe at a given hour is the collector's to say, by the calendar.
 func (c *AKShare) Sectors(ctx context.Context, kind market.SectorKind) (snap market.SectorSnapshot, err error) {
 	flowType, boardFn := "行业资金流", "stock_board_industry_name_em"
 	switch kind {
@@ -115,7 +116,7 @@ func (c *AKShare) Sectors(ctx context.Context, kind market.SectorKind) (snap mar
 		}
 	}
 
-	snap = market.SectorSnapshot{Kind: kind, Source: SourceAKShare, At: c.f.clock.Now()}
+	snap = market.SectorSnapshot{Kind: kind, Source: SourceAKShare}
 	matched := map[string]bool{}
 	for i, m := range flows {
 		r := row{m: m, where: flowFn + " row " + strconv.Itoa(i), c: chk}
