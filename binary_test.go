@@ -32,14 +32,14 @@ func TestRealBinary(t *testing.T) {
 	}
 	db := filepath.Join(dir, "mdqs.db")
 	srv := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-db", db)
-	srv.Dir = dir // no ./config.toml here: the embedded default applies
+	srv.Dir = dir // no ./config.toml here: the built-in defaults apply
 	stderr, _ := srv.StderrPipe()
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
 	logs := bufio.NewReader(stderr)
-	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) config="embedded default"`)
+	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) mode=demo .*config="built-in defaults"`)
 	var addr string
 	deadline := time.Now().Add(30 * time.Second)
 	var seen strings.Builder

@@ -49,15 +49,12 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
-//go:embed config.toml
-var defaultConfig []byte
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		Schema: schemaSQL, DefaultConfig: defaultConfig, Version: version(),
+		Schema: schemaSQL, Version: version(),
 	}
 	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
 }
@@ -83,7 +80,7 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, env, args, nil)
+		return serve(ctx, env, args, serveHooks{})
 	case "client":
 		return cli.Clients(ctx, env, args)
 	case "call":
@@ -122,18 +119,24 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-// serve runs the server until ctx ends. onListen, when set, learns the bound
-// address (tests listen on port 0).
-func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Addr)) error {
+// serveHooks let tests see inside serve: the bound address (they listen on
+// port 0) and a pinned clock (market logic at any hour of any day).
+type serveHooks struct {
+	onListen func(net.Addr)
+	clock    market.Clock // nil: the system clock
+}
+
+// serve runs the server until ctx ends.
+func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else built in)")
+	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)")
 	addr := fs.String("addr", "", "listen address HOST:PORT (overrides server.addr)")
-	dbPath := fs.String("db", "", "database file (overrides server.db)")
+	dbPath := fs.String("db", "", "database file (overrides server.db; default mdqs-demo.db in demo mode, mdqs.db in live mode)")
 	if err := fs.Parse(args); err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
 	}
-	cfg, from, err := config.Load(*configPath, env.DefaultConfig)
+	cfg, from, err := config.Load(*configPath)
 	if err != nil {
 		return err
 	}
@@ -147,9 +150,16 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 		return err
 	}
 	log := newLogger(cfg.Log, env.Stderr)
-	clock := market.SystemClock{}
+	var clock market.Clock = market.SystemClock{}
+	if hooks.clock != nil {
+		clock = hooks.clock
+	}
 
-	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: cfg.Server.DBReaders})
+	storeMarket := db.MarketLive
+	if cfg.DemoMode() {
+		storeMarket = db.MarketDemo
+	}
+	store, err := db.Open(ctx, cfg.DBPath(), env.Schema, db.Options{Readers: cfg.Server.DBReaders, Market: storeMarket})
 	if err != nil {
 		return err
 	}
@@ -165,7 +175,7 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	}
 	if store.ReadOnly() {
 		log.Warn("database opened read-only (no write permission on the file or its folder): reads are served, writes answer 503 'database not writable'",
-			"db", cfg.Server.DB)
+			"db", cfg.DBPath())
 	}
 
 	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
@@ -175,6 +185,9 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	defer authSvc.Close()
 
 	if err := startupWrite("demo client", seedDemo(ctx, cfg, store, clock, log)); err != nil {
+		return err
+	}
+	if err := checkClients(ctx, cfg, store, clock, log); err != nil {
 		return err
 	}
 
@@ -310,9 +323,10 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	defer screens.Stop()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	log.Info("mdqs listening", "addr", ln.Addr().String(), "config", from, "version", env.Version, "signature", cfg.Auth.Signature)
-	if onListen != nil {
-		onListen(ln.Addr())
+	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", cfg.DBPath(), "sources", sourceNames(cfg),
+		"config", from, "version", env.Version, "signature", cfg.Auth.Signature)
+	if hooks.onListen != nil {
+		hooks.onListen(ln.Addr())
 	}
 
 	select {
@@ -334,31 +348,80 @@ func serve(ctx context.Context, env cli.Env, args []string, onListen func(net.Ad
 	return nil
 }
 
-// seedDemo applies demo mode: the well-known demo client exists only while
-// the server is reachable from this machine alone.
+// seedDemo seeds the well-known demo client where the configuration asks
+// for it (demo.enabled in demo mode, demo.live_client in live mode), and
+// only while the server is reachable from this machine alone; anywhere
+// else it disables one left in the store, since its secret is public.
 func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock market.Clock, log *slog.Logger) error {
-	if !cfg.Demo.Enabled {
-		return nil
+	wanted := cfg.Demo.Enabled
+	if !cfg.DemoMode() {
+		wanted = cfg.Demo.LiveClient
 	}
-	if !config.IsLoopback(cfg.Server.Addr) {
-		log.Warn("demo client not seeded: the server listens on a non-loopback address, where the public demo secret would let anyone in; add real clients with 'mdqs client add'",
-			"addr", cfg.Server.Addr)
+	disable := func(why string) error {
 		disabled, err := auth.DisableDemoClient(ctx, store, clock.Now())
 		if disabled {
-			log.Warn("disabled the existing demo client for the same reason")
+			log.Warn("disabled the demo client left in the store: " + why)
 		}
 		return err
+	}
+	switch {
+	case !wanted && cfg.DemoMode():
+		return nil
+	case !wanted:
+		return disable("live mode does not seed the public demo client unless demo.live_client = true")
+	case !config.IsLoopback(cfg.Server.Addr):
+		log.Warn("demo client not seeded: the server listens on a non-loopback address, where the public demo secret would let anyone in; add real clients with 'mdqs client add'",
+			"addr", cfg.Server.Addr)
+		return disable("the server listens on a non-loopback address")
 	}
 	wrote, err := auth.EnsureDemoClient(ctx, store, clock.Now(), auth.DefaultKDF)
 	if err != nil {
 		return err
 	}
 	if wrote {
-		log.Info("demo mode: seeded client 'demo' with secret 'demo-secret' and every scope (loopback only)")
+		log.Info("seeded client 'demo' with secret 'demo-secret' and every scope (loopback only)", "mode", modeName(cfg))
 	} else {
-		log.Info("demo mode: client 'demo' / 'demo-secret' is ready (loopback only)")
+		log.Info("client 'demo' / 'demo-secret' is ready (loopback only)", "mode", modeName(cfg))
 	}
 	return nil
+}
+
+// checkClients tells a live server's operator how to let scripts in when
+// no client can: a live store starts with none.
+func checkClients(ctx context.Context, cfg config.Config, store *db.Store, clock market.Clock, log *slog.Logger) error {
+	clients, err := store.Clients(ctx, clock.Now())
+	if err != nil {
+		return err
+	}
+	for _, c := range clients {
+		if c.ActiveAt(clock.Now()) {
+			return nil
+		}
+	}
+	log.Warn("no API client is enabled, so every request will be refused: add one with 'mdqs client add -id NAME -scopes \"*\"' (it prints the secret)",
+		"db", cfg.DBPath())
+	return nil
+}
+
+// modeName is what the start log says the server serves.
+func modeName(cfg config.Config) string {
+	if cfg.DemoMode() {
+		return "demo"
+	}
+	return "live"
+}
+
+// sourceNames lists the sources the server's answers come from.
+func sourceNames(cfg config.Config) string {
+	switch {
+	case cfg.DemoMode():
+		return "demo market (offline)"
+	case cfg.Sources.Default == "auto":
+		return "auto: industries akshare@" + cfg.Sources.AKShare.BaseURL + ", concepts push2@" + cfg.Sources.Push2.BaseURL + ", bars push2his@" + cfg.Sources.Push2His.BaseURL
+	case cfg.Sources.Default == "akshare":
+		return "akshare@" + cfg.Sources.AKShare.BaseURL + ", bars push2his@" + cfg.Sources.Push2His.BaseURL
+	}
+	return "push2@" + cfg.Sources.Push2.BaseURL + ", bars push2his@" + cfg.Sources.Push2His.BaseURL
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

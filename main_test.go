@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"mdqs/cli"
+	"mdqs/client"
 	"mdqs/loadgen"
+	"mdqs/market"
 	_ "modernc.org/sqlite"
 )
 
@@ -22,7 +25,7 @@ func testEnv(stdout, stderr *loadgen.SyncBuffer) cli.Env {
 	return cli.Env{
 		Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
 		Getenv: func(string) string { return "" },
-		Schema: schemaSQL, DefaultConfig: defaultConfig, Version: "test",
+		Schema: schemaSQL, Version: "test",
 	}
 }
 
@@ -33,18 +36,56 @@ type server struct {
 	logs   *loadgen.SyncBuffer
 	cancel context.CancelFunc
 	done   chan error
+	clock  *market.FixedClock // nil: the system clock
+}
+
+// serveOptions say how startServerWith starts the program.
+type serveOptions struct {
+	config string // configuration text over the built-in defaults; "" is the shipped file
+	db     string // -db; "" is a fresh file in a temp folder, "-" gives none (the mode's default file)
+	at     time.Time
+	args   []string // more flags
 }
 
 func startServer(t *testing.T, extraArgs ...string) *server {
 	t.Helper()
+	return startServerWith(t, serveOptions{args: extraArgs})
+}
+
+// startServerWith serves in-process, pinned to o.at when it is set.
+func startServerWith(t *testing.T, o serveOptions) *server {
+	t.Helper()
 	dir := t.TempDir()
-	s := &server{db: filepath.Join(dir, "mdqs.db"), logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
+	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
+	cfgPath := filepath.Join("config", "defaults.toml")
+	if o.config != "" {
+		cfgPath = filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(cfgPath, []byte(o.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-config", cfgPath, "-addr", "127.0.0.1:0"}
+	switch o.db {
+	case "":
+		s.db = filepath.Join(dir, "mdqs.db")
+		args = append(args, "-db", s.db)
+	case "-":
+		s.db = ""
+	default:
+		args = append(args, "-db", s.db)
+	}
+	args = append(args, o.args...)
+	hooks := serveHooks{}
+	if !o.at.IsZero() {
+		s.clock = market.NewFixedClock(o.at)
+		hooks.clock = s.clock
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	addrc := make(chan string, 1)
-	args := append([]string{"-config", "config.toml", "-db", s.db, "-addr", "127.0.0.1:0"}, extraArgs...)
+	hooks.onListen = func(a net.Addr) { addrc <- a.String() }
 	go func() {
-		s.done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, s.logs), args, func(a net.Addr) { addrc <- a.String() })
+		s.done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, s.logs), args, hooks)
 	}()
 	select {
 	case s.addr = <-addrc:
@@ -55,6 +96,32 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 	}
 	t.Cleanup(func() { s.stop(t) })
 	return s
+}
+
+// client is a signed client of the server as the demo client, stamping
+// its requests with the server's clock.
+func (s *server) client() *client.Client {
+	c := client.New(s.addr, "demo", "demo-secret")
+	if s.clock != nil {
+		c.Now = s.clock.Now
+	}
+	return c
+}
+
+// get sends a signed GET as the demo client and decodes the answer's JSON.
+func (s *server) get(t *testing.T, c *client.Client, path string) (int, map[string]any) {
+	t.Helper()
+	resp, err := c.Do(context.Background(), "GET", path, nil)
+	var refused *client.TokenError
+	if errors.As(err, &refused) {
+		resp, err = refused.Response, nil // the token request's own answer
+	}
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	var body map[string]any
+	json.Unmarshal(resp.Body, &body)
+	return resp.Status, body
 }
 
 func (s *server) stop(t *testing.T) error {

@@ -395,3 +395,14 @@ CREATE TABLE screener_results (
     fields_json TEXT NOT NULL,
     PRIMARY KEY (job_id, rank)
 ) WITHOUT ROWID;
+
+-- version 8
+-- Facts about the store itself. 'market' is what it holds: 'demo' (the
+-- built-in synthetic market) or 'live' (upstreams and the terminal),
+-- recorded when a server or command first opens it for one of them (an
+-- older file's is inferred from its rows) and checked at every open after,
+-- so the demo market's synthetic rows are never served as live numbers.
+CREATE TABLE store_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;

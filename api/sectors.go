@@ -13,7 +13,7 @@ import (
 // so that a bad sort field is reported with its own message.
 func (s *Server) sectorQuery(q *query) (mode string, day market.Day, f movement.Filter, err error) {
 	f.Sort = q.oneOf("sort", "invalid sort field", "pct", movement.SortFields...)
-	mode = q.oneOf("source", "", s.SourceMode, "auto", "push2", "akshare", "demo")
+	mode = s.sourceParam(q)
 	f.Asc = q.oneOf("order", "", "desc", "asc", "desc") == "asc"
 	f.Top = q.intIn("top", 0, 1, 10_000)
 	f.MinAmount = bound(q, "min_amount")
@@ -33,6 +33,23 @@ func (s *Server) sectorQuery(q *query) (mode string, day market.Day, f movement.
 	}
 	day, err = s.Movements.Day(d, hasDay)
 	return mode, day, f, err
+}
+
+// sourceParam reads ?source=. A server serves one market: a live one any of
+// its upstreams, a demo one the demo market only, so a query can neither
+// put demo rows into a live store nor make a demo server call the internet.
+func (s *Server) sourceParam(q *query) string {
+	mode := q.oneOf("source", "", s.SourceMode, "auto", "push2", "akshare", "demo")
+	switch demoServer := s.SourceMode == "demo"; {
+	case q.Err() != nil:
+	case demoServer && mode != "demo":
+		q.fail("", "source %s is a live upstream, and this server runs in demo mode (sources.default = demo): "+
+			"it serves the demo market only, offline; run a live server for %s", mode, mode)
+	case !demoServer && mode == "demo":
+		q.fail("", "source demo is the demo market, which runs only in demo mode (sources.default = demo) "+
+			"with a store of its own; this server serves live data: use auto, push2 or akshare")
+	}
+	return mode
 }
 
 func bound(q *query, name string) float64 {

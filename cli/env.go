@@ -24,7 +24,6 @@ type Env struct {
 	Stderr        io.Writer
 	Getenv        func(string) string
 	Schema        string // schema.sql, embedded by main
-	DefaultConfig []byte // config.toml, embedded by main
 	Version       string
 }
 
@@ -59,15 +58,15 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// openStore opens the database a command works on: -db when given, else the
-// one the configuration names.
+// openStore opens the database a command that holds no market data works
+// on (clients, the calendar): -db when given, else the configuration's.
 func openStore(ctx context.Context, env Env, configPath, dbPath string) (*db.Store, error) {
 	if dbPath == "" {
-		cfg, _, err := config.Load(configPath, env.DefaultConfig)
+		cfg, _, err := config.Load(configPath)
 		if err != nil {
 			return nil, err
 		}
-		dbPath = cfg.Server.DB
+		dbPath = cfg.DBPath()
 	}
 	return db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
 }
@@ -80,9 +79,17 @@ func openStore(ctx context.Context, env Env, configPath, dbPath string) (*db.Sto
 const commandBusyTimeout = time.Minute
 
 // openConfigured loads the configuration (-config, else ./config.toml, else
-// the built-in one), points it at -db when given, and opens that store.
+// the built-in defaults), points it at -db when given, and opens that store
+// for the market the configuration's mode serves, as the server would.
 func openConfigured(ctx context.Context, env Env, configPath, dbPath string, readers int) (config.Config, *db.Store, error) {
-	cfg, _, err := config.Load(configPath, env.DefaultConfig)
+	return openFor(ctx, env, configPath, dbPath, readers, "")
+}
+
+// openFor is openConfigured for a command whose data belong to one market
+// whatever the mode (the terminal's files are live data); "" follows the
+// mode. A live store of a demo-mode configuration is its live file.
+func openFor(ctx context.Context, env Env, configPath, dbPath string, readers int, want string) (config.Config, *db.Store, error) {
+	cfg, _, err := config.Load(configPath)
 	if err != nil {
 		return config.Config{}, nil, err
 	}
@@ -92,7 +99,17 @@ func openConfigured(ctx context.Context, env Env, configPath, dbPath string, rea
 	if err := cfg.Validate(); err != nil {
 		return config.Config{}, nil, err
 	}
-	store, err := db.Open(ctx, cfg.Server.DB, env.Schema, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout})
+	path := cfg.DBPath()
+	switch {
+	case want == "" && cfg.DemoMode():
+		want = db.MarketDemo
+	case want == "":
+		want = db.MarketLive
+	case want == db.MarketLive && cfg.Server.DB == "":
+		path = config.LiveDB
+	}
+	cfg.Server.DB = path
+	store, err := db.Open(ctx, path, env.Schema, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want})
 	if err != nil {
 		return config.Config{}, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"mdqs/bridge"
+	"mdqs/db"
 	"mdqs/market"
 )
 
@@ -24,7 +25,7 @@ func Import(ctx context.Context, env Env, args []string) error {
 	}
 	fs := newFlags("import tdx", env)
 	dir := fs.String("dir", "", "the terminal's install folder, e.g. C:\\new_tdx (default: tdx.dir of the configuration)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
+	dbPath := fs.String("db", "", "database file (default: server.db of the configuration, else the live store mdqs.db: the terminal's files are live data)")
 	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, importUsage)
@@ -36,7 +37,7 @@ func Import(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() != 0 {
 		return Usage("mdqs import tdx: unexpected argument %q\n%s", fs.Arg(0), importUsage)
 	}
-	cfg, store, err := openConfigured(ctx, env, *configPath, *dbPath, 1)
+	cfg, store, err := openFor(ctx, env, *configPath, *dbPath, 1, db.MarketLive)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package config
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,9 @@ import (
 
 	"mdqs/market"
 )
+
+//go:embed defaults.toml
+var defaultsTOML []byte
 
 // Config is the whole configuration. Spec names map to keys by section:
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
@@ -150,8 +154,13 @@ type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
 }
 
+// Demo configures demo mode's market and the public demo client.
 type Demo struct {
+	// Enabled seeds the client demo / demo-secret in demo mode (loopback
+	// only); LiveClient seeds it in live mode too. Without LiveClient a
+	// live server disables a demo client it finds.
 	Enabled    bool  `toml:"enabled"`
+	LiveClient bool  `toml:"live_client"`
 	Seed       int64 `toml:"seed"`
 	Stocks     int   `toml:"stocks"`
 	Industries int   `toml:"industries"`
@@ -166,60 +175,26 @@ type Log struct {
 	Format string `toml:"format"`
 }
 
-// Default is the configuration when no file sets anything.
+// Default is the configuration when no file sets anything: the shipped
+// defaults.toml, the one place defaults are written down, so the file a user
+// copies and the values a key left out keeps can never disagree.
 func Default() Config {
-	c := Config{
-		Server: Server{
-			Addr:              "127.0.0.1:8080",
-			DB:                "mdqs.db",
-			DBReaders:         4,
-			MaxBodyBytes:      1 << 20,
-			ReadHeaderTimeout: Duration{5 * time.Second},
-			ReadTimeout:       Duration{30 * time.Second},
-			WriteTimeout:      Duration{60 * time.Second},
-			IdleTimeout:       Duration{120 * time.Second},
-			ShutdownTimeout:   Duration{10 * time.Second},
-		},
-		Auth: Auth{
-			TokenTTLHours:      2,
-			TokenMaxPerClient:  20,
-			Signature:          SignatureRequired,
-			MaxClockSkew:       Duration{60 * time.Second},
-			NonceCapacity:      1_000_000,
-			TokenCacheSize:     100_000,
-			TokenPurgeInterval: Duration{10 * time.Minute},
-			RevocationCheck:    Duration{time.Second},
-		},
-		Market: Market{
-			BoardsTop50RefreshMS:   60_000,
-			BoardsTop50RedisTTLSec: 86_400,
-			BoardsTop50WindowStart: "09:25",
-			BoardsTop50WindowEnd:   "15:00",
-			EODAt:                  "15:05",
-			CatchUpDays:            10,
-			SnapshotRetentionDays:  20,
-			MovementPct:            2,
-			MovementSpeedPct:       1,
-			MovementSpeedWindow:    Duration{5 * time.Minute},
-		},
-		Sources: Sources{
-			Default:  "auto",
-			Push2:    eastMoney("https://push2.eastmoney.com"),
-			Push2His: eastMoney("https://push2his.eastmoney.com"),
-			AKShare:  akTools("http://127.0.0.1:8081"),
-		},
-		Cache: Cache{MaxBytes: 256 << 20},
-		Screener: Screener{Workers: 2, Timeout: Duration{time.Minute}, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000,
-			QuoteAge: Duration{time.Minute}},
-		TDX:   TDX{Dir: "", RefreshAt: "15:30", RefreshEvery: Duration{30 * time.Minute}},
-		Kline: Kline{Watch: []string{}, MaxWatched: 200, Refresh: Duration{time.Minute}, MaxRows: 20_000, EODAt: "15:10"},
-		Demo:  Demo{Enabled: false, Seed: 20240101, Stocks: 5300, Industries: 90, Concepts: 450, HistoryDays: 130},
-		Log:   Log{Level: "info", Format: "text"},
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(defaultsTOML)).DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		// The file is compiled in and TestDefaultsFile parses it: reaching
+		// this is a build that never ran its tests.
+		panic(fmt.Sprintf("config: the built-in defaults.toml does not parse: %v", describe(err)))
 	}
-	defaultInfo(&c)
-	c.Limits = defaultLimits()
+	if c.Limits.Clients == nil {
+		c.Limits.Clients = map[string]Limit{}
+	}
 	return c
 }
+
+// Defaults is the text of the built-in defaults.toml, for `mdqs config
+// defaults` to print as a starting point.
+func Defaults() []byte { return bytes.Clone(defaultsTOML) }
 
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
 // key and its line.
@@ -255,9 +230,9 @@ func describe(err error) error {
 }
 
 // Load reads the configuration: the file at path when one is given (it must
-// exist), else ./config.toml when present, else the embedded default file.
-// It reports which one it read.
-func Load(path string, embedded []byte) (cfg Config, from string, err error) {
+// exist), else ./config.toml when present, else the built-in defaults. Keys
+// a file leaves out keep their defaults. It reports which one it read.
+func Load(path string) (cfg Config, from string, err error) {
 	var data []byte
 	switch {
 	case path != "":
@@ -272,7 +247,7 @@ func Load(path string, embedded []byte) (cfg Config, from string, err error) {
 		case err == nil:
 			from = "config.toml"
 		case errors.Is(err, os.ErrNotExist):
-			data, from = embedded, "embedded default"
+			from = "built-in defaults"
 		default:
 			return Config{}, "", fmt.Errorf("config: %w", err)
 		}
@@ -296,8 +271,8 @@ func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
 		bad("server.addr", "want HOST:PORT, got %q", c.Server.Addr)
 	}
-	if strings.TrimSpace(c.Server.DB) == "" {
-		bad("server.db", "must name a database file")
+	if c.Server.DB != "" && strings.TrimSpace(c.Server.DB) == "" {
+		bad("server.db", "must name a database file, or be empty for the mode's default")
 	}
 	if c.Server.DBReaders < 1 || c.Server.DBReaders > 64 {
 		bad("server.db_readers", "want 1..64, got %d", c.Server.DBReaders)
@@ -380,8 +355,9 @@ func (c Config) Validate() error {
 	default:
 		bad("sources.default", "want auto, push2, akshare or demo, got %q", c.Sources.Default)
 	}
-	if c.Sources.Default == "demo" && !c.Demo.Enabled {
-		bad("sources.default", "is demo but demo.enabled is false")
+	if c.DemoMode() && c.TDX.Dir != "" {
+		bad("tdx.dir", "the terminal's files are real market data, and demo mode keeps the demo market only: "+
+			"set sources.default to auto (or push2, akshare) to serve the terminal, or leave tdx.dir empty")
 	}
 	c.Sources.Push2.validate("sources.push2", c, bad)
 	c.Sources.Push2His.validate("sources.push2his", c, bad)
@@ -441,6 +417,28 @@ func (c Config) Validate() error {
 		bad("log.format", "want text or json, got %q", c.Log.Format)
 	}
 	return errors.Join(errs...)
+}
+
+// Database files a store of each mode defaults to when server.db is empty.
+const (
+	DemoDB = "mdqs-demo.db"
+	LiveDB = "mdqs.db"
+)
+
+// DemoMode reports demo mode: the built-in demo market is the only source,
+// in a store of its own.
+func (c Config) DemoMode() bool { return c.Sources.Default == "demo" }
+
+// DBPath is the database file: server.db, or the mode's own file when it is
+// empty, so that a demo run and a live run in one folder never share one.
+func (c Config) DBPath() string {
+	switch {
+	case c.Server.DB != "":
+		return c.Server.DB
+	case c.DemoMode():
+		return DemoDB
+	}
+	return LiveDB
 }
 
 // Duration reads TOML strings such as "90s" or "10m", which go-toml leaves

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -74,8 +75,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[kline]\nwatch = [\"6005\"]", "kline.watch"},
 		{"[kline]\neod_at = \"3pm\"", "kline.eod_at"},
 		{"[market]\nmovement_speed_window = \"10s\"", "market.movement_speed_window"},
-		{"[sources]\ndefault = \"demo\"", "sources.default"},
-		{"[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
+		{"[tdx]\ndir = 'C:\\new_tdx'", "tdx.dir"}, // terminal files are live data; the default mode is demo
+		{"[sources]\ndefault = \"auto\"\n[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
 		{"[sources.push2]\nproxy = \"::\"", "sources.push2.proxy"},
 		{"[sources.push2his]\nbreaker_failures = -1", "sources.push2his.breaker_failures"},
 		{"[news.cls]\nbreaker_cooldown = \"10ms\"", "news.cls.breaker_failures"},
@@ -95,49 +96,69 @@ func TestValidateNamesTheBadField(t *testing.T) {
 	}
 }
 
-func TestShippedConfigIsTheDefault(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "config.toml"))
+// A file that leaves keys out behaves as the shipped defaults say. Before
+// the defaults lived in one file, a config holding only [server] ran auto
+// mode without the demo client although the shipped file said demo.
+func TestKeysLeftOutKeepTheShippedValues(t *testing.T) {
+	shipped, err := Parse(bytes.NewReader(Defaults()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := Parse(strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
+	if err := shipped.Validate(); err != nil {
+		t.Fatalf("the shipped defaults do not validate: %v", err)
 	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
+	for _, text := range []string{"", "[server]\n", "[server]\naddr = \"127.0.0.1:8080\"\n", "[demo]\n[sources]\n"} {
+		cfg, err := Parse(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(cfg, shipped) || !reflect.DeepEqual(cfg, Default()) {
+			t.Errorf("config %q = %+v\nwant the shipped defaults %+v", text, cfg, shipped)
+		}
+		if cfg.Sources.Default != "demo" || !cfg.Demo.Enabled || cfg.Demo.LiveClient || cfg.DBPath() != DemoDB {
+			t.Errorf("config %q: mode %q, demo client %v, live client %v, db %q; want demo mode with its own file",
+				text, cfg.Sources.Default, cfg.Demo.Enabled, cfg.Demo.LiveClient, cfg.DBPath())
+		}
 	}
-	// The shipped file differs from the built-in defaults only in turning
-	// demo mode on, so "every key is optional" in its header holds.
-	want := Default()
-	want.Demo.Enabled = true
-	want.Sources.Default = "demo"
-	if !reflect.DeepEqual(cfg, want) {
-		t.Fatalf("config.toml = %+v\nwant defaults %+v", cfg, want)
+}
+
+func TestDBPathFollowsTheMode(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"", DemoDB},
+		{"[sources]\ndefault = \"auto\"", LiveDB},
+		{"[sources]\ndefault = \"push2\"", LiveDB},
+		{"[server]\ndb = \"x.db\"\n[sources]\ndefault = \"demo\"", "x.db"},
+		{"[server]\ndb = \"x.db\"\n[sources]\ndefault = \"akshare\"", "x.db"},
+	} {
+		cfg, err := Parse(strings.NewReader(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.DBPath(); got != tt.want {
+			t.Errorf("%q: DBPath = %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }
 
 func TestLoadPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	embedded := []byte("[server]\naddr = \"127.0.0.1:1111\"\n")
-
-	cfg, from, err := Load("", embedded)
-	if err != nil || from != "embedded default" || cfg.Server.Addr != "127.0.0.1:1111" {
-		t.Fatalf("no file: %v from %q, err %v", cfg.Server.Addr, from, err)
+	cfg, from, err := Load("")
+	if err != nil || from != "built-in defaults" || !reflect.DeepEqual(cfg, Default()) {
+		t.Fatalf("no file: %+v from %q, err %v", cfg, from, err)
 	}
 	os.WriteFile("config.toml", []byte("[server]\naddr = \"127.0.0.1:2222\"\n"), 0o600)
-	cfg, from, err = Load("", embedded)
+	cfg, from, err = Load("")
 	if err != nil || from != "config.toml" || cfg.Server.Addr != "127.0.0.1:2222" {
 		t.Fatalf("./config.toml: %v from %q, err %v", cfg.Server.Addr, from, err)
 	}
 	other := filepath.Join(dir, "other.toml")
 	os.WriteFile(other, []byte("[server]\naddr = \"127.0.0.1:3333\"\n"), 0o600)
-	cfg, _, err = Load(other, embedded)
+	cfg, _, err = Load(other)
 	if err != nil || cfg.Server.Addr != "127.0.0.1:3333" {
 		t.Fatalf("-config: %v, err %v", cfg.Server.Addr, err)
 	}
-	if _, _, err := Load(filepath.Join(dir, "missing.toml"), embedded); err == nil {
+	if _, _, err := Load(filepath.Join(dir, "missing.toml")); err == nil {
 		t.Fatal("a missing -config file was accepted")
 	}
 }
@@ -163,7 +184,8 @@ func TestDefaultIsValid(t *testing.T) {
 // Zero in the file means "none" for retries and the breaker, where the
 // upstream clients read zero as "their default"; Source translates.
 func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
-	u := eastMoney("https://push2.example")
+	u := Default().Sources.Push2
+	u.BaseURL = "https://push2.example"
 	got := u.Source(upstream.SourceConfig{UserAgent: "kept"})
 	if got.BaseURL != "https://push2.example" || got.Retries != 3 || got.BreakerFailures != 5 ||
 		got.BreakerCooldown != 30*time.Second || got.UserAgent != "kept" {

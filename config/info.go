@@ -60,42 +60,6 @@ type Finance struct {
 	MaxPageSize int `toml:"max_page_size"`
 }
 
-func defaultInfo(c *Config) {
-	c.HotRank = HotRank{
-		EastMoney:    eastMoney("https://emappdata.eastmoney.com"),
-		Interval:     Duration{5 * time.Minute},
-		CloseAt:      "15:05",
-		PageSize:     100,
-		MaxPages:     20,
-		MaxQuerySize: 100,
-		MaxRangeDays: 366,
-		DetailDays:   90,
-	}
-	cls := eastMoney("https://www.cls.cn")
-	cls.Rate = 1
-	c.News = News{
-		Source:        "eastmoney",
-		Announcements: true,
-		EastMoney:     eastMoney("https://np-weblist.eastmoney.com"),
-		Notices:       eastMoney("https://np-anotice-stock.eastmoney.com"),
-		CLS:           cls,
-		Interval:      Duration{2 * time.Minute},
-		PageSize:      50,
-		Pages:         3,
-		MaxPageSize:   100,
-		RetentionDays: 180,
-	}
-	dc := eastMoney("https://datacenter-web.eastmoney.com")
-	dc.Timeout = Duration{20 * time.Second}
-	c.Finance = Finance{
-		DataCenter:  dc,
-		Interval:    Duration{6 * time.Hour},
-		Periods:     2,
-		PageSize:    500,
-		MaxPageSize: 100,
-	}
-}
-
 func (c Config) validateInfo(bad func(key, format string, args ...any)) {
 	c.HotRank.EastMoney.validate("hot_rank.eastmoney", c, bad)
 	c.News.EastMoney.validate("news.eastmoney", c, bad)

@@ -29,7 +29,7 @@ func TestInfoValidationNamesTheKey(t *testing.T) {
 		{"[news.notices]\nproxy = \"::\"", "news.notices.proxy"},
 		{"[finance]\nperiods = 9", "finance.periods"},
 		{"[finance]\npage_size = 501", "finance.page_size"},
-		{"[finance.datacenter]\nbase_url = \"http://127.0.0.1:8080\"", "finance.datacenter.base_url"},
+		{"[sources]\ndefault = \"auto\"\n[finance.datacenter]\nbase_url = \"http://127.0.0.1:8080\"", "finance.datacenter.base_url"},
 	} {
 		cfg, err := Parse(strings.NewReader(tt.toml))
 		if err != nil {

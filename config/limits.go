@@ -21,10 +21,6 @@ type Limit struct {
 	Burst int     `toml:"burst"`
 }
 
-func defaultLimits() Limits {
-	return Limits{ClientRate: 200, ClientBurst: 400, Clients: map[string]Limit{}, TokenRate: 1, TokenBurst: 20}
-}
-
 func (l Limits) validate(bad func(key, format string, args ...any)) {
 	check := func(key string, rate float64, burst int) {
 		if rate < 0 || (rate > 0 && burst < 1) {

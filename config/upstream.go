@@ -26,21 +26,6 @@ type Upstream struct {
 	BreakerCooldown Duration `toml:"breaker_cooldown"`
 }
 
-// eastMoney is the default for an EastMoney host: 2 requests/s, as polite
-// as the web pages that call it.
-func eastMoney(base string) Upstream {
-	return Upstream{BaseURL: base, Timeout: Duration{10 * time.Second}, Retries: 3, Rate: 2, Burst: 2,
-		BreakerFailures: 5, BreakerCooldown: Duration{30 * time.Second}}
-}
-
-// akTools is the default for an AKTools server, whose every call runs a
-// whole akshare function (several EastMoney pages): slow, and dearer to
-// retry.
-func akTools(base string) Upstream {
-	return Upstream{BaseURL: base, Timeout: Duration{60 * time.Second}, Retries: 2, Rate: 1, Burst: 2,
-		BreakerFailures: 5, BreakerCooldown: Duration{30 * time.Second}}
-}
-
 func (u Upstream) validate(key string, c Config, bad func(key, format string, args ...any)) {
 	if pu, err := url.Parse(u.BaseURL); err != nil || pu.Host == "" || (pu.Scheme != "http" && pu.Scheme != "https") {
 		bad(key+".base_url", "want an http(s) URL, got %q", u.BaseURL)

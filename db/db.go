@@ -25,6 +25,11 @@ import (
 type Options struct {
 	Readers     int           // reader pool size; default 4
 	BusyTimeout time.Duration // default 5s
+	// Market is the market the opener serves, MarketDemo or MarketLive: a
+	// store holding the other one is refused with a *MarketError, and a
+	// new store records it. "" checks nothing (client administration,
+	// which holds no market data).
+	Market string
 }
 
 func (o Options) withDefaults() Options {
@@ -44,6 +49,7 @@ type Store struct {
 	r        *sql.DB // query_only readers
 	schema   int     // user_version after migration
 	readOnly bool    // opened read-only: every write fails as unavailable
+	market   string  // MarketDemo, MarketLive, or "" (see Market)
 }
 
 // Every connection gets these: the pragmas are per connection (except
@@ -91,6 +97,10 @@ func Open(ctx context.Context, path, schema string, opt Options) (*Store, error)
 		return nil, fmt.Errorf("db: open %s: %w", path, describeOpenError(err))
 	}
 	if s.schema, err = migrate(ctx, w, migrations); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.claimMarket(ctx, opt.Market); err != nil {
 		w.Close()
 		return nil, err
 	}

@@ -99,6 +99,10 @@ func openReadOnly(ctx context.Context, path string, migrations []migration, opt 
 		w.Close()
 		return nil, fmt.Errorf("db: %s is read-only and at schema version %d; this binary needs %d: let mdqs write it once to migrate it", path, s.schema, latest)
 	}
+	if err := s.claimMarket(ctx, opt.Market); err != nil {
+		w.Close()
+		return nil, err
+	}
 	if s.r, err = open(opt.Readers); err != nil {
 		w.Close()
 		return nil, err

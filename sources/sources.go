@@ -26,7 +26,7 @@ type Set struct {
 	Push2    *upstream.Push2
 	Push2His *upstream.Push2His
 	AKShare  *upstream.AKShare
-	Demo     *demo.Market // nil unless demo.enabled
+	Demo     *demo.Market // the demo market in demo mode, else nil
 }
 
 func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, error) {
@@ -45,7 +45,7 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 	if s.AKShare, err = upstream.NewAKShare(cfg.Sources.AKShare.Source(def.AKShare), lims, clock); err != nil {
 		return nil, err
 	}
-	if cfg.Demo.Enabled {
+	if cfg.DemoMode() {
 		if s.Demo, err = demo.New(demo.Config{Seed: cfg.Demo.Seed, Stocks: cfg.Demo.Stocks, Industries: cfg.Demo.Industries,
 			Concepts: cfg.Demo.Concepts, Calendar: cal}, clock); err != nil {
 			return nil, err
@@ -57,13 +57,14 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 // IsDemo reports whether the default source is the demo market.
 func (s *Set) IsDemo() bool { return s.Mode == board.SourceDemo && s.Demo != nil }
 
-// Sectors are the sector sources by name.
+// Sectors are the sector sources by name: the demo market alone in demo
+// mode, the live upstreams alone otherwise, so that a ?source= can neither
+// put demo rows into a live store nor make a demo server call the internet.
 func (s *Set) Sectors() map[string]board.SectorSource {
-	m := map[string]board.SectorSource{board.SourcePush2: s.Push2, board.SourceAKShare: s.AKShare}
-	if s.Demo != nil {
-		m[board.SourceDemo] = s.Demo
+	if s.IsDemo() {
+		return map[string]board.SectorSource{board.SourceDemo: s.Demo}
 	}
-	return m
+	return map[string]board.SectorSource{board.SourcePush2: s.Push2, board.SourceAKShare: s.AKShare}
 }
 
 // Bars is the source of K-lines and its name: the demo market in demo

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mdqs/db"
+	"mdqs/loadgen"
+)
+
+// liveOffline is a live configuration whose upstreams all point at a
+// closed local port: a test must never reach the internet.
+const liveOffline = `
+[sources]
+default = "auto"
+[sources.push2]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[sources.push2his]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[sources.akshare]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[hot_rank.eastmoney]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[news.eastmoney]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[news.notices]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[news.cls]
+base_url = "http://127.0.0.1:9"
+retries = 0
+[finance.datacenter]
+base_url = "http://127.0.0.1:9"
+retries = 0
+`
+
+// serveFails runs serve with a configuration that must not start and
+// returns its error.
+func serveFails(t *testing.T, configText string, args ...string) error {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(configText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := serve(ctx, testEnv(&loadgen.SyncBuffer{}, &loadgen.SyncBuffer{}), append([]string{"-config", cfg, "-addr", "127.0.0.1:0"}, args...),
+		serveHooks{onListen: func(net.Addr) { t.Error("the server started") }})
+	if err == nil {
+		t.Fatal("serve returned no error")
+	}
+	return err
+}
+
+// A demo run and a live run in one folder keep to their own files, and a
+// store of one refuses to serve the other. Before, `go run .` (demo) and
+// then sources.default = auto in the same folder served the demo's bars,
+// hot rank, news and rankings as live data.
+func TestDemoAndLiveNeverShareAStore(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+
+	demo := startServerWith(t, serveOptions{config: smallDemo, db: "-"})
+	if !strings.Contains(demo.logs.String(), "mode=demo db=mdqs-demo.db") {
+		t.Errorf("the demo start log does not state mode and file:\n%s", demo.logs)
+	}
+	if status, _ := demo.get(t, demo.client(), "/v1/api/whoami"); status != 200 {
+		t.Fatalf("demo client in demo mode: %d", status)
+	}
+	demo.stop(t)
+
+	live := startServerWith(t, serveOptions{config: liveOffline, db: "-"})
+	logs := live.logs.String()
+	if !strings.Contains(logs, "mode=live db=mdqs.db") || !strings.Contains(logs, "sources=\"auto: industries akshare@http://127.0.0.1:9") {
+		t.Errorf("the live start log does not state mode, file and sources:\n%s", logs)
+	}
+	if !strings.Contains(logs, "no API client is enabled") || !strings.Contains(logs, "mdqs client add") {
+		t.Errorf("a live start with no clients does not say how to add one:\n%s", logs)
+	}
+	if status, _ := live.get(t, live.client(), "/v1/api/whoami"); status != 401 {
+		t.Errorf("the public demo client works in live mode: %d", status)
+	}
+	live.stop(t)
+	for _, f := range []string{"mdqs-demo.db", "mdqs.db"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+
+	// Pointing one mode at the other's file is refused, naming the fix.
+	var me *db.MarketError
+	err := serveFails(t, liveOffline, "-db", "mdqs-demo.db")
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "holds the demo market") || !strings.Contains(err.Error(), "-db mdqs-live.db") {
+		t.Errorf("live mode on the demo file: %v", err)
+	}
+	err = serveFails(t, smallDemo, "-db", "mdqs.db")
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "holds live market data") {
+		t.Errorf("demo mode on the live file: %v", err)
+	}
+}
+
+// The old shipped configuration named one file for both modes: the demo
+// data it holds must not be served once the mode is switched to live.
+func TestSwitchingOneFileFromDemoToLiveIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mdqs.db")
+	s := startServerWith(t, serveOptions{config: smallDemo, db: path})
+	c := s.client()
+	if status, body := s.get(t, c, "/v1/api/boards/top50?top=1"); status != 200 {
+		t.Fatalf("demo top50: %d %v", status, body)
+	}
+	s.stop(t)
+	err := serveFails(t, liveOffline, "-db", path)
+	var me *db.MarketError
+	if !errors.As(err, &me) || me.Holds != db.MarketDemo {
+		t.Fatalf("live mode on a demo store: %v", err)
+	}
+}
+
+// A query cannot cross the modes: a demo server does not call live
+// upstreams, a live server does not put demo rows into its store.
+func TestSourceParameterStaysInTheMode(t *testing.T) {
+	demo := startServerWith(t, serveOptions{config: smallDemo})
+	for _, src := range []string{"push2", "akshare", "auto"} {
+		status, body := demo.get(t, demo.client(), "/v1/api/boards/industry?source="+src)
+		if detail, _ := body["detail"].(string); status != 400 || !strings.Contains(detail, "demo mode") {
+			t.Errorf("demo server, source=%s: %d %v", src, status, body)
+		}
+	}
+	live := startServerWith(t, serveOptions{config: liveOffline + "\n[demo]\nlive_client = true\n"})
+	if !strings.Contains(live.logs.String(), "seeded client 'demo'") {
+		t.Fatalf("demo.live_client = true did not seed the demo client:\n%s", live.logs)
+	}
+	status, body := live.get(t, live.client(), "/v1/api/boards/industry?source=demo")
+	if detail, _ := body["detail"].(string); status != 400 || !strings.Contains(detail, "only in demo mode") {
+		t.Errorf("live server, source=demo: %d %v", status, body)
+	}
+	// Switching live_client off again disables the client left in the store.
+	live.stop(t)
+	again := startServerWith(t, serveOptions{config: liveOffline, db: live.db})
+	if !strings.Contains(again.logs.String(), "disabled the demo client left in the store") {
+		t.Errorf("the demo client left in a live store was not disabled:\n%s", again.logs)
+	}
+	if status, _ := again.get(t, again.client(), "/v1/api/whoami"); status != 401 {
+		t.Errorf("the disabled demo client still works: %d", status)
+	}
+}
