@@ -34,7 +34,12 @@ func (s *Server) handleMetaStocks(w http.ResponseWriter, r *http.Request) error 
 		}
 		ex = e
 	}
-	typ := q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "block", "other")
+	types := market.SecurityTypes()
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	typ := q.oneOf("type", "", "", names...)
 	keyword := q.str("keyword")
 	page := q.intIn("page", 1, 1, 1_000_000)
 	size := q.intIn("page_size", 100, 1, maxPageSize)

@@ -1,12 +1,19 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"mdqs/bridge/bridgetest"
+	"mdqs/market"
+	"mdqs/tdx"
 )
 
 func TestBridgeEndToEnd(t *testing.T) {
@@ -136,4 +143,89 @@ func TestBridgeWithoutAFolderIs503(t *testing.T) {
 		}
 	}
 	h.signed(http.MethodPost, "/v1/api/refresh", tok, nil).expect(t, 503, "service unavailable")
+}
+
+// A block the terminal lists without members answers 200 with an empty
+// list, as /v1/api/blocks lists it; a statistic index is typed as such and
+// its counts are flagged in the refresh, not reported as a problem.
+func TestBridgeEmptyBlockAndStatisticIndex(t *testing.T) {
+	dir := t.TempDir()
+	bridgetest.Write(t, dir)
+	put := func(rel string, fill func(*bytes.Buffer) error) {
+		t.Helper()
+		var b bytes.Buffer
+		if err := fill(&b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("T0002/blocknew/blocknew.cfg", func(b *bytes.Buffer) error {
+		return tdx.WriteBlockNewCfg(b, []tdx.UserBlock{{Name: "我的白马", Stem: "WDBM"}, {Name: "空的", Stem: "KONG"}})
+	})
+	put("T0002/blocknew/KONG.blk", func(*bytes.Buffer) error { return nil })
+	put("vipdoc/sh/lday/sh880006.day", func(b *bytes.Buffer) error {
+		_, err := b.Write(tdx.AppendDayRecord(nil, tdx.DayRecord{Date: 20261120, Open: 4500, Low: 1200}))
+		return err
+	})
+	put("T0002/hq_cache/shm.tnf", func(b *bytes.Buffer) error {
+		return tdx.WriteTNF(b, tdx.TNFHeader{Server: "fake"}, tdx.TNF314, []tdx.Security{
+			{Code: market.MustCode("600519.SH"), Name: "贵州茅台", Decimals: 2, LotSize: 100},
+			{Code: market.MustCode("880006.SH"), Name: "停板家数", Decimals: 2, LotSize: 100},
+		})
+	})
+	h := newHarness(t, func(c *harnessConfig) { c.terminal = dir })
+	h.addClient("a", "secret-a", clientOpts{scopes: "*"})
+	tok := h.token("a", "secret-a")
+
+	r := h.signed(http.MethodPost, "/v1/api/refresh", tok, []byte("{}"))
+	r.expect(t, 200, "OK")
+	var rep struct {
+		Problems []any
+		Flagged  []struct {
+			File    string
+			Reason  string
+			Records int
+		}
+	}
+	json.Unmarshal(r.data, &rep)
+	if len(rep.Problems) != 0 || len(rep.Flagged) != 1 || rep.Flagged[0].File != "vipdoc/sh/lday/sh880006.day" || rep.Flagged[0].Records != 1 {
+		t.Fatalf("refresh = %s", r.data)
+	}
+
+	var blocks struct {
+		Items []struct {
+			Name        string
+			MemberCount int `json:"member_count"`
+		}
+	}
+	json.Unmarshal(h.signed(http.MethodGet, "/v1/api/blocks?kind=user", tok, nil).data, &blocks)
+	listed := false
+	for _, b := range blocks.Items {
+		listed = listed || (b.Name == "空的" && b.MemberCount == 0)
+	}
+	if !listed {
+		t.Fatalf("user blocks %+v do not list the empty one", blocks.Items)
+	}
+	r = h.signed(http.MethodGet, "/v1/api/block/members?block="+url.QueryEscape("空的"), tok, nil)
+	r.expect(t, 200, "OK")
+	if !strings.Contains(string(r.data), `"members":[]`) || !strings.Contains(string(r.data), `"total":0`) {
+		t.Fatalf("members of the empty block = %s", r.data)
+	}
+
+	var stocks struct {
+		Items []struct{ Code, Type string }
+		Total int
+	}
+	r = h.signed(http.MethodGet, "/v1/api/meta/stocks?type=statistic", tok, nil)
+	r.expect(t, 200, "OK")
+	json.Unmarshal(r.data, &stocks)
+	if stocks.Total != 1 || stocks.Items[0].Code != "880006.SH" || stocks.Items[0].Type != "statistic" {
+		t.Fatalf("statistic securities = %s", r.data)
+	}
 }
