@@ -115,4 +115,7 @@ func printImport(env Env, rep *bridge.Report) {
 			fmt.Fprintf(env.Stdout, "problem: %s\n", p.Error)
 		}
 	}
+	for _, f := range rep.Flagged {
+		fmt.Fprintf(env.Stdout, "flagged: %s: %s (%s records)\n", f.File, f.Reason, group(f.Records))
+	}
 }
