@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/client"
 	"mdqs/db"
 	"mdqs/loadgen"
+	"mdqs/market"
 )
 
 // liveOffline is a live configuration whose upstreams all point at a
@@ -153,5 +156,118 @@ func TestSourceParameterStaysInTheMode(t *testing.T) {
 	}
 	if status, _ := again.get(t, again.client(), "/v1/api/whoami"); status != 401 {
 		t.Errorf("the disabled demo client still works: %d", status)
+	}
+}
+
+// Every answer built from the demo market says so. Before, K-lines said
+// "store", and with_realtime, intraday, macd_bs, micro_momentum, chip
+// metrics and screens said nothing.
+func TestDemoAnswersSayDemo(t *testing.T) {
+	at := time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()) // Monday, after the end-of-day jobs' hour
+	s := startServerWith(t, serveOptions{config: smallDemo, at: at})
+	c := s.client()
+	code := firstDemoStock(t, s, c)
+	// The end-of-day job runs at start; its snapshot is what chips and
+	// daily momentum read.
+	waitFor(t, 60*time.Second, func() bool {
+		status, _ := s.get(t, c, "/v1/api/monitor/chip_metrics?page_size=1")
+		return status == 200
+	})
+	paths := []string{
+		"/v1/api/kline?code=" + code + "&freq=D&start=2026-11-02&end=2026-11-23",
+		"/v1/api/kline/with_realtime?code=" + code + "&freq=D&page_size=5",
+		"/v1/api/kline/with_realtime?code=" + code + "&freq=D&page=2&page_size=5",
+		"/v1/api/intraday/kline?code=" + code,
+		"/v1/api/indicators/macd_bs?code=" + code + "&limit=5",
+		"/v1/api/indicators/micro_momentum?code=" + code + "&freq=1m",
+		"/v1/api/indicators/micro_momentum?code=" + code + "&freq=D",
+		"/v1/api/monitor/chip_metrics?page_size=2",
+		"/v1/api/hot_rank?size=2",
+		"/v1/api/news/list?page_size=2",
+		"/v1/api/financial-reports?page_size=2",
+	}
+	for _, p := range paths {
+		status, body := s.get(t, c, p)
+		if status != 200 {
+			t.Errorf("%s: %d %v", p, status, body)
+			continue
+		}
+		for _, src := range sourcesOf(body["data"]) {
+			if src != "demo" {
+				t.Errorf("%s says source %q, want demo", p, src)
+			}
+		}
+		if len(sourcesOf(body["data"])) == 0 {
+			t.Errorf("%s names no source", p)
+		}
+	}
+	resp, err := c.Do(context.Background(), "POST", "/v1/api/screener/queue/submit", []byte(`{"expression":"pct > -100","limit":3}`))
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("submit a screen: %v %v", err, resp)
+	}
+	var sub struct{ Data struct{ ID string } }
+	json.Unmarshal(resp.Body, &sub)
+	var body map[string]any
+	waitFor(t, 30*time.Second, func() bool {
+		var status int
+		status, body = s.get(t, c, "/v1/api/screener/queue/result?id="+sub.Data.ID)
+		return status == 200
+	})
+	if src := sourcesOf(body["data"]); len(src) == 0 || src[0] != "demo" {
+		t.Errorf("screen result says source %v, want demo", src)
+	}
+}
+
+// sourcesOf collects the "source" values of an answer: its own and its
+// items'.
+func sourcesOf(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x["source"].(string); ok {
+			out = append(out, s)
+		}
+		if items, ok := x["items"].([]any); ok {
+			for _, it := range items {
+				if m, ok := it.(map[string]any); ok {
+					if s, ok := m["source"].(string); ok {
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstDemoStock is a code the demo market lists, from the financial
+// reports it publishes for every stock.
+func firstDemoStock(t *testing.T, s *server, c *client.Client) string {
+	t.Helper()
+	var code string
+	waitFor(t, 30*time.Second, func() bool {
+		status, body := s.get(t, c, "/v1/api/financial-reports?page_size=1")
+		if status != 200 {
+			return false
+		}
+		items, _ := body["data"].(map[string]any)["items"].([]any)
+		if len(items) == 0 {
+			return false
+		}
+		code, _ = items[0].(map[string]any)["stock_code"].(string)
+		return code != ""
+	})
+	return code
+}
+
+// waitFor polls cond until it holds or the wait is over.
+func waitFor(t *testing.T, wait time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not so after %v", wait)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -152,7 +152,11 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, `","freq":"`...)
 	b = append(b, k.freq...)
 	b = append(b, `","adj":"none","source":"`...)
-	b = append(b, map[bool]string{true: "tdx", false: "store"}[k.tdx]...)
+	if k.tdx {
+		b = append(b, "tdx"...)
+	} else {
+		b = append(b, s.sourceLabel("store")...)
+	}
 	b = append(b, `","count":`...)
 	b = strconv.AppendInt(b, int64(len(bars)), 10)
 	b = append(b, `,"final_through":"`...)

@@ -62,6 +62,8 @@ func (s *Server) handleKlineWithRealtime(w http.ResponseWriter, r *http.Request)
 	b = append(b, code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, freq...)
+	b = append(b, `","source":"`...)
+	b = append(b, s.sourceLabel("store")...)
 	b = append(b, `","order":"newest_first","page":`...)
 	b = strconv.AppendInt(b, int64(page), 10)
 	b = append(b, `,"page_size":`...)
@@ -116,6 +118,8 @@ func (s *Server) handleIntraday(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, freq...)
+	b = append(b, `","source":"`...)
+	b = append(b, s.sourceLabel("push2his")...)
 	b = append(b, `","day":"`...)
 	b = append(b, day.String()...)
 	b = append(b, `","as_of":`...)
@@ -194,7 +198,7 @@ func (s *Server) handleMACDBS(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return ok(w, map[string]any{
-		"code": code.String(), "freq": freq,
+		"code": code.String(), "freq": freq, "source": s.sourceLabel("store"),
 		"params": map[string]any{"fast": p.MACD.Fast, "slow": p.MACD.Slow, "signal": p.MACD.Signal, "vol_fast": p.VolFast,
 			"vol_slow": p.VolSlow, "heat_period": p.HeatPeriod, "heat_threshold": p.HeatThreshold, "warmup_bars": macdWarmup},
 		"points": points, "marks": marks,
@@ -220,7 +224,7 @@ func (s *Server) handleMicroMomentum(w http.ResponseWriter, r *http.Request) err
 			return err
 		}
 		return ok(w, map[string]any{
-			"code": code.String(), "freq": "D", "trade_date": sig.Day.String(), "computed_at": market.FormatTime(sig.ComputedAt),
+			"code": code.String(), "freq": "D", "source": s.sourceLabel("store"), "trade_date": sig.Day.String(), "computed_at": market.FormatTime(sig.ComputedAt),
 			"close": market.Num(sig.Close), "pct": market.Num(round4(sig.Pct)),
 			"micro_vol_ratio": market.Num(round4(sig.MicroVolRatio)), "vol_acc": market.Num(round4(sig.VolAcc)),
 			"time_adjusted_vol_ratio": market.Num(round4(sig.TimeAdjustedVolRatio)), "price_speed_ratio": market.Num(round4(sig.PriceSpeedRatio)),
@@ -249,7 +253,7 @@ func (s *Server) handleMicroMomentum(w http.ResponseWriter, r *http.Request) err
 		bars[i] = bar{Time: market.FormatTime(timeOf(b.TS)), Close: market.Num(b.Close), Volume: b.Volume}
 	}
 	return ok(w, map[string]any{
-		"code": code.String(), "freq": "1m", "as_of": market.FormatTime(sess.Fetched), "bars": bars,
+		"code": code.String(), "freq": "1m", "source": s.sourceLabel("push2his"), "as_of": market.FormatTime(sess.Fetched), "bars": bars,
 		"micro_vol_ratio": market.Num(round4(m.MicroVolRatio)), "vol_acc": market.Num(round4(m.VolAcc)),
 		"time_adjusted_vol_ratio": market.Num(round4(m.TimeAdjustedVolRatio)), "price_speed_ratio": market.Num(round4(m.PriceSpeedRatio)),
 	})
@@ -316,5 +320,5 @@ func (s *Server) handleChipMetrics(w http.ResponseWriter, r *http.Request) error
 	if total == 0 && hasCode {
 		return market.Errorf(market.KindNotFound, "no chip metrics for %v on %v", code, d)
 	}
-	return ok(w, map[string]any{"day": d.String(), "window_days": window, "sort": sort, "items": items, "total": total, "page": page, "page_size": size})
+	return ok(w, map[string]any{"day": d.String(), "source": s.sourceLabel("store"), "window_days": window, "sort": sort, "items": items, "total": total, "page": page, "page_size": size})
 }

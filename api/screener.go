@@ -106,7 +106,7 @@ func (s *Server) handleScreenerResult(w http.ResponseWriter, r *http.Request) er
 		item["code"], item["name"] = x.Code, x.Name
 		items[i] = item
 	}
-	return ok(w, map[string]any{"id": job.ID, "items": items, "total": job.Matched, "page": page, "page_size": size,
+	return ok(w, map[string]any{"id": job.ID, "source": s.sourceLabel("push2"), "items": items, "total": job.Matched, "page": page, "page_size": size,
 		"sort": job.Sort, "fields": viewOf(job).Fields})
 }
 

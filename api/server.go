@@ -44,7 +44,8 @@ type Deps struct {
 	CacheStats []func() cache.Stats
 	// Sources reports each upstream's state for /health/sources.
 	Sources func() []upstream.Status
-	// SourceMode is the configured default source (sources.default).
+	// SourceMode is the configured default source (sources.default);
+	// "demo" is demo mode.
 	SourceMode string
 	// Info serves hot rank, news and financial reports.
 	Info InfoDeps
@@ -204,4 +205,14 @@ func (s *Server) adapt(h handlerFunc) http.Handler {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// sourceLabel names where an answer's numbers come from: the demo market in
+// demo mode, whatever path they took (its store holds nothing else), else
+// live, the path's own name (store, push2his, push2).
+func (s *Server) sourceLabel(live string) string {
+	if s.SourceMode == "demo" {
+		return "demo"
+	}
+	return live
 }
