@@ -7,10 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"mdqs/bridge/bridgetest"
 	"mdqs/client"
 	"mdqs/db"
 	"mdqs/loadgen"
@@ -269,5 +271,38 @@ func waitFor(t *testing.T, wait time.Duration, cond func() bool) {
 			t.Fatalf("not so after %v", wait)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A live server whose upstreams are unreachable answers what the
+// terminal's files put in its store: a range starting on the files' first
+// day (ma5 reads back before it), and with_realtime's first page (its
+// default depth of a year reads back before it). Both answered 503 before,
+// asking the upstream for days before the first stored bar.
+func TestTerminalHistoryIsServedOffline(t *testing.T) {
+	dir := t.TempDir()
+	bridgetest.Write(t, dir)
+	at := time.Date(2026, 11, 20, 16, 0, 0, 0, market.Shanghai()) // Friday, after tdx.refresh_at
+	cfg := liveOffline + "\n[demo]\nlive_client = true\n[tdx]\ndir = " + strconv.Quote(dir) + "\n"
+	s := startServerWith(t, serveOptions{config: cfg, at: at})
+	c := s.client()
+	waitFor(t, 30*time.Second, func() bool {
+		status, _ := s.get(t, c, "/v1/api/meta/stocks?keyword=600519")
+		return status == 200
+	})
+	status, body := s.get(t, c, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-16&end=2026-11-20&indicators=ma5")
+	data, _ := body["data"].(map[string]any)
+	rows, _ := data["rows"].([]any)
+	if status != 200 || len(rows) != len(bridgetest.Days) {
+		t.Fatalf("kline of the terminal's days, offline: %d %v", status, body)
+	}
+	last, _ := rows[len(rows)-1].(map[string]any)
+	if last["ma5"] == nil || rows[0].(map[string]any)["pct"] != nil {
+		t.Errorf("ma5 of the fifth day %v (want a value), pct of the first %v (want null: nothing before it)", last["ma5"], rows[0].(map[string]any)["pct"])
+	}
+	status, body = s.get(t, c, "/v1/api/kline/with_realtime?code=600519.SH&freq=D")
+	data, _ = body["data"].(map[string]any)
+	if rows, _ := data["rows"].([]any); status != 200 || len(rows) != len(bridgetest.Days) {
+		t.Fatalf("with_realtime, offline: %d %v", status, body)
 	}
 }

@@ -122,7 +122,7 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	look := indicator.Lookback(k.indicators) + 1
-	rng := kline.Range{From: s.warmup(k.from, k.freq, look), To: k.to}
+	rng := kline.Range{From: k.from, To: k.to, WarmFrom: s.warmup(k.from, k.freq, look)}
 	var ser kline.Series
 	if k.tdx {
 		ser, err = s.terminalSeries(r, k.code, k.freq, rng)
@@ -190,16 +190,16 @@ func (s *Server) terminalSeries(r *http.Request, code market.Code, freq market.F
 	if err := s.bridgeReady(); err != nil {
 		return kline.Series{}, err
 	}
-	if n := s.Klines.Estimate(freq, market.DayOf(rng.From), market.DayOf(rng.To)); n > 20_000 {
+	if n := s.Klines.Estimate(freq, market.DayOf(rng.Start()), market.DayOf(rng.To)); n > 20_000 {
 		return kline.Series{}, market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; narrow start/end", n, freq)
 	}
-	bars, err := s.Bridge.Bars(r.Context(), code, freq, market.DayOf(rng.From), market.DayOf(rng.To))
+	bars, err := s.Bridge.Bars(r.Context(), code, freq, market.DayOf(rng.Start()), market.DayOf(rng.To))
 	if err != nil {
 		return kline.Series{}, err
 	}
 	out := kline.Series{}
 	for _, b := range bars {
-		if b.TS >= rng.From.Unix() && b.TS <= rng.To.Unix() {
+		if b.TS >= rng.Start().Unix() && b.TS <= rng.To.Unix() {
 			out.Bars = append(out.Bars, b)
 		}
 	}

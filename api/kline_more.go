@@ -71,7 +71,7 @@ func (s *Server) handleKlineWithRealtime(w http.ResponseWriter, r *http.Request)
 	b = append(b, `,"count":`...)
 	b = strconv.AppendInt(b, int64(len(p.Bars)), 10)
 	b = append(b, `,"has_more":`...)
-	b = strconv.AppendBool(b, len(p.Context) > 0)
+	b = strconv.AppendBool(b, p.More)
 	b = append(b, `,"from_cache":`...)
 	b = strconv.AppendBool(b, page == 1 && p.FromCache)
 	b = append(b, `,"provisional_rows":`...)
@@ -157,7 +157,7 @@ func (s *Server) handleMACDBS(w http.ResponseWriter, r *http.Request) error {
 	if !hasFrom {
 		from = s.warmup(to, freq, limit)
 	}
-	ser, err := s.Klines.Series(r.Context(), code, freq, kline.Range{From: s.warmup(from, freq, macdWarmup), To: to})
+	ser, err := s.Klines.Series(r.Context(), code, freq, kline.Range{From: from, To: to, WarmFrom: s.warmup(from, freq, macdWarmup)})
 	if err != nil {
 		return err
 	}

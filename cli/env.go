@@ -19,12 +19,12 @@ import (
 
 // Env is what a command may touch of the outside world.
 type Env struct {
-	Stdin         io.Reader
-	Stdout        io.Writer
-	Stderr        io.Writer
-	Getenv        func(string) string
-	Schema        string // schema.sql, embedded by main
-	Version       string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Getenv  func(string) string
+	Schema  string // schema.sql, embedded by main
+	Version string
 }
 
 // ExitError carries a process exit status for main to use.

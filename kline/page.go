@@ -56,6 +56,10 @@ type Page struct {
 	FromCache   bool
 	AsOf        time.Time // the first screen's build time
 	Context     []market.Bar
+	// More says there are older bars: context follows, or the source
+	// could not be asked for more just now (the next page may be an
+	// outage, never a false end).
+	More bool
 }
 
 // Get returns page n (from 1) of size bars, newest first, plus up to
@@ -82,13 +86,17 @@ func (p *Pager) Get(ctx context.Context, code market.Code, freq market.Freq, n, 
 		rows = append(rows, scr.bars[offset:min(len(scr.bars), offset+want)]...)
 		out.Provisional = max(0, min(scr.provisional-offset, len(rows)))
 	}
+	unknown := false
 	if len(rows) < want && len(scr.bars) == ScreenSize {
-		// Continue strictly before the screen's oldest bar.
+		// Continue strictly before the screen's oldest bar, from the store
+		// and, where it runs out, from the source's older history.
 		skip := max(0, offset-len(scr.bars))
-		older, err := p.svc.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, ToTS: scr.bars[len(scr.bars)-1].TS - 1,
-			Newest: true, Limit: skip + want - len(rows)})
+		older, err := p.svc.Older(ctx, code, freq, scr.bars[len(scr.bars)-1].TS, skip+want-len(rows))
 		if err != nil {
-			return Page{}, err
+			if skip+size > len(older)+len(rows) {
+				return Page{}, err // the page's own rows are missing: an outage
+			}
+			unknown = true // only the context is short
 		}
 		if skip < len(older) {
 			rows = append(rows, older[skip:]...)
@@ -96,6 +104,7 @@ func (p *Pager) Get(ctx context.Context, code market.Code, freq market.Freq, n, 
 	}
 	cut := min(size, len(rows))
 	out.Bars, out.Context = rows[:cut], rows[cut:]
+	out.More = len(out.Context) > 0 || unknown
 	return out, nil
 }
 
@@ -112,7 +121,10 @@ func (p *Pager) build(ctx context.Context, code market.Code, freq market.Freq) (
 	if live := p.svc.liveDay(); live != 0 {
 		to = live
 	}
-	ser, err := p.svc.Series(ctx, code, freq, Range{From: from.Start(), To: to.At(23, 59, 59)})
+	// The newest final day must be there; the default depth before it is
+	// warm-up, which a store that holds only a few days (a new listing)
+	// answers offline with what it has.
+	ser, err := p.svc.Series(ctx, code, freq, Range{From: last.Start(), To: to.At(23, 59, 59), WarmFrom: from.Start()})
 	if err != nil {
 		return nil, err
 	}

@@ -79,25 +79,43 @@ func (s *Service) Estimate(freq market.Freq, from, to market.Day) int {
 	return days
 }
 
-// Stored returns the final bars of [from, to], fetching from the source the
-// days the store does not cover.
-func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+// WarmupWait bounds how long a request waits for the source to fill the
+// warm-up days before its range (see Range.WarmFrom); the fetch goes on in
+// the background for the next request.
+const WarmupWait = 3 * time.Second
+
+// Stored returns the final bars of [warm, to]: the days [from, to] must be
+// covered, fetched from the source where the store lacks them; the warm-up
+// days [warm, from) are fetched only as far as the source answers within
+// WarmupWait, and are otherwise what the store holds. Reading back for a
+// previous close or an indicator's warm-up is not a coverage gap: before a
+// code's first stored bar there may be nothing to fetch, and a store that
+// holds the asked days answers them offline.
+func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq, warm, from, to market.Day) ([]market.Bar, error) {
 	to = min(to, s.LastCompleteDay())
-	if to < from {
+	warm = min(warm, from)
+	if to < warm {
 		return nil, nil
 	}
-	if err := s.Ensure(ctx, code, freq, from, to); err != nil {
-		var sw storeWriteError
-		if !errors.As(err, &sw) {
-			return nil, err
+	if from <= to {
+		if err := s.Ensure(ctx, code, freq, from, to); err != nil {
+			var sw storeWriteError
+			if !errors.As(err, &sw) {
+				return nil, err
+			}
+			// The source answered but the store cannot keep it (disk full, a
+			// read-only file): serve the source's bars this time rather than
+			// nothing. They are not kept, so the next request fetches again.
+			s.log.Warn("bars not stored; serving them from the source", "code", code, "freq", freq, "err", sw.err)
+			return s.direct(ctx, code, freq, warm, to)
 		}
-		// The source answered but the store cannot keep it (disk full, a
-		// read-only file): serve the source's bars this time rather than
-		// nothing. They are not kept, so the next request fetches again.
-		s.log.Warn("bars not stored; serving them from the source", "code", code, "freq", freq, "err", sw.err)
-		return s.direct(ctx, code, freq, from, to)
 	}
-	return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: from.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
+	if warm < from {
+		if err := s.ensure(ctx, code, freq, warm, min(to, s.cal.Prev(from)), WarmupWait); err != nil {
+			s.log.Debug("warm-up bars not fetched; reading what the store holds", "code", code, "freq", freq, "err", err)
+		}
+	}
+	return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: warm.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
 }
 
 // storeWriteError marks a fetch whose bars arrived but could not be stored.
@@ -126,8 +144,14 @@ func (s *Service) direct(ctx context.Context, code market.Code, freq market.Freq
 // the same transaction as the bars. Concurrent calls for a series share one
 // fetch.
 func (s *Service) Ensure(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) error {
+	return s.ensure(ctx, code, freq, from, to, 0)
+}
+
+// ensure is Ensure that stops waiting after wait (0: never) or when ctx
+// ends; the fetch itself goes on for whoever asks next.
+func (s *Service) ensure(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day, wait time.Duration) error {
 	key := fmt.Sprintf("%v/%s/%d/%d", code, freq, from, to)
-	_, err, _ := s.flight.Do(key, func() (any, error) {
+	ch := s.flight.DoChan(key, func() (any, error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
 		cov, _, ok, err := s.store.Coverage(fctx, code, freq)
@@ -145,7 +169,20 @@ func (s *Service) Ensure(ctx context.Context, code market.Code, freq market.Freq
 		}
 		return nil, nil
 	})
-	return err
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case res := <-ch:
+		return res.Err
+	case <-timeout:
+		return market.Errorf(market.KindUnavailable, "%s %s bars of %v are taking longer than %v; the fetch goes on in the background", s.srcName, freq, code, wait)
+	case <-ctx.Done():
+		return market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for %s %s bars of %v", s.srcName, freq, code)
+	}
 }
 
 // gaps are the parts of [from, to] outside the coverage.
@@ -221,6 +258,18 @@ func (s Series) Stored() int { return len(s.Bars) - s.Provisional }
 // Range is a request's span of instants, both ends included.
 type Range struct {
 	From, To time.Time
+	// WarmFrom, when before From, adds the bars from it on, for indicator
+	// warm-up and the first row's previous close. Only [From, To] must be
+	// covered (see Stored).
+	WarmFrom time.Time
+}
+
+// Start is the earliest instant a range reads.
+func (r Range) Start() time.Time {
+	if !r.WarmFrom.IsZero() && r.WarmFrom.Before(r.From) {
+		return r.WarmFrom
+	}
+	return r.From
 }
 
 // Series returns the bars between two instants: final bars from the store
@@ -229,22 +278,22 @@ type Range struct {
 // built from it for D), each after the last final bar, so the seam holds
 // no duplicate.
 func (s *Service) Series(ctx context.Context, code market.Code, freq market.Freq, r Range) (Series, error) {
-	from, to := market.DayOf(r.From), market.DayOf(r.To)
-	if n := s.Estimate(freq, from, to); n > s.cfg.MaxRows {
+	warm, from, to := market.DayOf(r.Start()), market.DayOf(r.From), market.DayOf(r.To)
+	if n := s.Estimate(freq, warm, to); n > s.cfg.MaxRows {
 		return Series{}, market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; at most %d per request: narrow start/end", n, freq, s.cfg.MaxRows)
 	}
 	out := Series{FinalThrough: min(to, s.LastCompleteDay())}
-	stored, err := s.Stored(ctx, code, freq, from, to)
+	stored, err := s.Stored(ctx, code, freq, warm, from, to)
 	if err != nil {
 		return Series{}, err
 	}
 	for _, b := range stored {
-		if b.TS >= r.From.Unix() && b.TS <= r.To.Unix() {
+		if b.TS >= r.Start().Unix() && b.TS <= r.To.Unix() {
 			out.Bars = append(out.Bars, b)
 		}
 	}
 	live := s.liveDay()
-	if live == 0 || live < from || live > to {
+	if live == 0 || live < warm || live > to {
 		return out, nil
 	}
 	sess, err := s.intraday.Get(ctx, code)
@@ -256,7 +305,7 @@ func (s *Service) Series(ctx context.Context, code market.Code, freq market.Freq
 		lastTS = out.Bars[n-1].TS
 	}
 	for _, b := range Aggregate(sess.Day(live), freq) {
-		if b.TS > lastTS && b.TS >= r.From.Unix() && b.TS <= r.To.Unix() {
+		if b.TS > lastTS && b.TS >= r.Start().Unix() && b.TS <= r.To.Unix() {
 			out.Bars = append(out.Bars, b)
 			out.Provisional++
 		}
