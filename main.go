@@ -204,12 +204,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	collector := board.NewCollector(store, src.Sectors(), clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
 	defer collector.Close()
 	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
-		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
+		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock, collector)
 	collector.Observe(detector.Observe)
 	if err := collector.Warm(ctx); err != nil {
 		return err
 	}
-	movements := movement.NewService(collector, store, cal, clock, window)
+	movements := movement.NewService(collector, store, cal, clock, window, detector)
 	eodAt, _ := market.ParseTimeOfDay(cfg.Market.EODAt)
 	rankings, err := ranking.New(ranking.Config{
 		Soft:        soft,

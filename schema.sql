@@ -406,3 +406,15 @@ CREATE TABLE store_meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- version 9
+-- How far a day's movement timeline of a source that can replay its
+-- session (the demo market) is complete: every minute through through_ms
+-- was checked, so the events endpoint replays only what comes after, and
+-- a past day's timeline is made once.
+CREATE TABLE movement_timelines (
+    trade_day  INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    through_ms INTEGER NOT NULL,
+    PRIMARY KEY (trade_day, source)
+) WITHOUT ROWID;

@@ -152,7 +152,7 @@ func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar,
 	col := board.NewCollector(store, sources, clock, log,
 		board.Policy{Calendar: cal, Window: window, Soft: time.Minute})
 	t.Cleanup(col.Close)
-	det := movement.NewDetector(movement.Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock)
+	det := movement.NewDetector(movement.Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock, col)
 	col.Observe(det.Observe)
 	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: 24 * time.Hour,
 		Window: window, EODAt: 15*60 + 5, CatchUpDays: 10, Mode: mode},
@@ -161,7 +161,7 @@ func newMarket(t testing.TB, base string, store *db.Store, cal *market.Calendar,
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	return svc, movement.NewService(col, store, cal, clock, window), func() []upstream.Status { return []upstream.Status{p2.Status()} }
+	return svc, movement.NewService(col, store, cal, clock, window, det), func() []upstream.Status { return []upstream.Status{p2.Status()} }
 }
 
 // newKlines is the K-line service on a small demo market with the pinned

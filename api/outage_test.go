@@ -202,7 +202,7 @@ func TestUnreachableAKToolsSaysHowToStartIt(t *testing.T) {
 	col := board.NewCollector(h.store, map[string]board.SectorSource{"akshare": ak, "push2": p2}, h.clock, h.api.log,
 		board.Policy{Calendar: cal, Window: window, Soft: time.Minute})
 	t.Cleanup(col.Close)
-	h.api.Movements, h.api.SourceMode = movement.NewService(col, h.store, cal, h.clock, window), "auto"
+	h.api.Movements, h.api.SourceMode = movement.NewService(col, h.store, cal, h.clock, window, nil), "auto"
 
 	port := down[strings.LastIndex(down, ":")+1:]
 	r := h.signed(http.MethodGet, "/v1/api/boards/industry", tok, nil)

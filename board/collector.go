@@ -309,6 +309,32 @@ func (c *Collector) History(ctx context.Context, kind market.SectorKind, source 
 	return Stored{SectorSnapshot: snap, CollectedAt: c.clock.Now()}, nil
 }
 
+// Session replays a day of a source minute by minute through until (see
+// SessionSource); ok is false for a source that cannot, which is every real
+// upstream. Replays are not stored, as History's are not.
+func (c *Collector) Session(ctx context.Context, source string, day market.Day, until time.Time) (industry, concept []Stored, ok bool, err error) {
+	ss, ok := c.sources[source].(SessionSource)
+	if !ok {
+		return nil, nil, false, nil
+	}
+	ind, con, err := ss.SessionSectors(ctx, day, until)
+	if err != nil {
+		if market.KindOf(err) == market.KindNotFound {
+			return nil, nil, true, err
+		}
+		return nil, nil, true, market.Wrap(market.KindUnavailable, err, "%s session of %v: %v", source, day, err)
+	}
+	stored := func(kind market.SectorKind, snaps []market.SectorSnapshot) []Stored {
+		out := make([]Stored, len(snaps))
+		for i, s := range snaps {
+			s.Kind, s.Source = kind, source
+			out[i] = Stored{SectorSnapshot: s, CollectedAt: s.At}
+		}
+		return out
+	}
+	return stored(market.Industry, ind), stored(market.Concept, con), true, nil
+}
+
 // Warm loads the newest stored collection of each configured source into
 // memory, so a restarted service answers from its store at once.
 func (c *Collector) Warm(ctx context.Context) error {

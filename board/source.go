@@ -23,6 +23,13 @@ type HistorySource interface {
 	SectorsAt(ctx context.Context, kind market.SectorKind, t time.Time) (market.SectorSnapshot, error)
 }
 
+// SessionSource can replay a trading day minute by minute (the demo
+// market): both families as a collector polling every minute would have
+// seen them, at the 09:25 auction and each minute bar's end through until.
+type SessionSource interface {
+	SessionSectors(ctx context.Context, day market.Day, until time.Time) (industry, concept []market.SectorSnapshot, err error)
+}
+
 // Source names: the concrete upstreams, and the mode "auto" of spec 4.4.
 const (
 	SourceAuto    = "auto"

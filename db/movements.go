@@ -19,35 +19,85 @@ func (s *Store) InsertEvents(ctx context.Context, events []market.MovementEvent)
 	}
 	var added []market.MovementEvent
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		added = added[:0]
-		var last sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT max(event_ms) FROM movement_events WHERE trade_day = ?`, int(events[0].Day)).Scan(&last); err != nil {
-			return classify(err, "read last event")
+		var err error
+		added, err = insertEvents(ctx, tx, events[0].Day, events)
+		return err
+	})
+	return added, err
+}
+
+// insertEvents inserts a day's events in order, each event_ms after the
+// day's last, skipping those whose key is already there.
+func insertEvents(ctx context.Context, tx *sql.Tx, day market.Day, events []market.MovementEvent) ([]market.MovementEvent, error) {
+	var added []market.MovementEvent
+	if len(events) == 0 {
+		return nil, nil
+	}
+	var last sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(event_ms) FROM movement_events WHERE trade_day = ?`, int(day)).Scan(&last); err != nil {
+		return nil, classify(err, "read last event")
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO movement_events(trade_day, kind, source, board_code, board_name,
+		trigger, direction, pct, main_net, delta, event_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, classify(err, "prepare event insert")
+	}
+	defer stmt.Close()
+	for _, e := range events {
+		ms := e.At.UnixMilli()
+		if last.Valid && ms <= last.Int64 {
+			ms = last.Int64 + 1
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO movement_events(trade_day, kind, source, board_code, board_name,
-			trigger, direction, pct, main_net, delta, event_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		res, err := stmt.ExecContext(ctx, int(e.Day), string(e.Kind), e.Source, e.BoardCode, e.BoardName, e.Trigger, e.Direction,
+			nullFloat(e.Pct), nullFloat(e.MainNet), nullFloat(e.Delta), ms)
 		if err != nil {
-			return classify(err, "prepare event insert")
+			return nil, classify(err, "insert event")
 		}
-		defer stmt.Close()
-		for _, e := range events {
-			ms := e.At.UnixMilli()
-			if last.Valid && ms <= last.Int64 {
-				ms = last.Int64 + 1
-			}
-			res, err := stmt.ExecContext(ctx, int(e.Day), string(e.Kind), e.Source, e.BoardCode, e.BoardName, e.Trigger, e.Direction,
-				nullFloat(e.Pct), nullFloat(e.MainNet), nullFloat(e.Delta), ms)
-			if err != nil {
-				return classify(err, "insert event")
-			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				e.ID, _ = res.LastInsertId()
-				e.At = time.UnixMilli(ms).In(market.Shanghai())
-				added = append(added, e)
-				last = sql.NullInt64{Int64: ms, Valid: true}
+		if n, _ := res.RowsAffected(); n == 1 {
+			e.ID, _ = res.LastInsertId()
+			e.At = time.UnixMilli(ms).In(market.Shanghai())
+			added = append(added, e)
+			last = sql.NullInt64{Int64: ms, Valid: true}
+		}
+	}
+	return added, nil
+}
+
+// TimelineThrough is how far a day's timeline of a replayable source is
+// complete (see RecordTimeline); ok is false when none was recorded.
+func (s *Store) TimelineThrough(ctx context.Context, day market.Day, source string) (through time.Time, ok bool, err error) {
+	var ms int64
+	err = s.r.QueryRowContext(ctx, `SELECT through_ms FROM movement_timelines WHERE trade_day = ? AND source = ?`, int(day), source).Scan(&ms)
+	switch {
+	case err == sql.ErrNoRows:
+		return time.Time{}, false, nil
+	case err != nil:
+		return time.Time{}, false, classify(err, "read timeline")
+	}
+	return time.UnixMilli(ms).In(market.Shanghai()), true, nil
+}
+
+// RecordTimeline adds a replayed stretch of a day's timeline: its events,
+// in time order, and how far the day is now complete, in one transaction.
+// fresh first drops the day's events of the source recorded before any
+// replay (an older binary dated a late start's events at its first
+// collection).
+func (s *Store) RecordTimeline(ctx context.Context, day market.Day, source string, events []market.MovementEvent, through time.Time, fresh bool) ([]market.MovementEvent, error) {
+	var added []market.MovementEvent
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if fresh {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM movement_events WHERE trade_day = ? AND source = ?`, int(day), source); err != nil {
+				return classify(err, "reset timeline")
 			}
 		}
-		return nil
+		var err error
+		if added, err = insertEvents(ctx, tx, day, events); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO movement_timelines(trade_day, source, through_ms) VALUES (?, ?, ?)
+			ON CONFLICT (trade_day, source) DO UPDATE SET through_ms = max(through_ms, excluded.through_ms)`,
+			int(day), source, through.UnixMilli())
+		return classify(err, "record timeline")
 	})
 	return added, err
 }

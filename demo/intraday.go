@@ -171,17 +171,24 @@ type qstate struct {
 // state is the session after k completed bars (0: the auction only).
 func (p *dayPath) state(prev int32, k int) qstate {
 	q := qstate{prev: prev, price: p.open, open: p.open, high: p.open, low: p.open, last: p.open,
-		vol: p.aVol, amt: p.aAmt, mf: p.aMF, k: k}
-	for i := 0; i < k; i++ {
-		q.last = q.price
-		q.price = p.c[i]
-		q.high = max(q.high, p.h[i])
-		q.low = min(q.low, p.l[i])
-		q.vol += p.v[i]
-		q.amt += p.amt[i]
-		q.mf += p.mf[i]
+		vol: p.aVol, amt: p.aAmt, mf: p.aMF}
+	for range k {
+		p.step(&q)
 	}
 	return q
+}
+
+// step moves a state on by the next minute bar.
+func (p *dayPath) step(q *qstate) {
+	i := q.k
+	q.last = q.price
+	q.price = p.c[i]
+	q.high = max(q.high, p.h[i])
+	q.low = min(q.low, p.l[i])
+	q.vol += p.v[i]
+	q.amt += p.amt[i]
+	q.mf += p.mf[i]
+	q.k++
 }
 
 // preOpen is the state before the auction: the previous close, nothing

@@ -126,17 +126,34 @@ func (m *Market) sessionStates(ss *snapState, inst instant) {
 				if ds.prev[si] <= 0 {
 					continue
 				}
-				s := &m.u.stocks[si]
-				var cn *[241]float64
-				if len(s.concepts) > 0 {
-					cn = &br.b[1+m.nInd+int(s.concepts[0])]
-				}
-				m.genPath(p, s, d, ds.prev[si], ds.close[si], ds.vday[si], &br.b[0], &br.b[1+int(s.ind)], cn)
+				m.pathOf(p, si, d, ds, br)
 				ss.qs[si] = p.state(ds.prev[si], inst.k)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// pathOf generates listed stock si's session of day d.
+func (m *Market) pathOf(p *dayPath, si int, d market.Day, ds *dayState, br *dayBridges) {
+	s := &m.u.stocks[si]
+	var cn *[241]float64
+	if len(s.concepts) > 0 {
+		cn = &br.b[1+m.nInd+int(s.concepts[0])]
+	}
+	m.genPath(p, s, d, ds.prev[si], ds.close[si], ds.vday[si], &br.b[0], &br.b[1+int(s.ind)], cn)
+}
+
+// bridgesOf is day i's factor bridges, made once for a few days.
+func (m *Market) bridgesOf(i int) *dayBridges {
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
+	br, ok := m.bridges.get(i)
+	if !ok {
+		br = m.allBridges(m.days[i])
+		m.bridges.put(i, br)
+	}
+	return br
 }
 
 // quote renders a stock's state the way push2's stock list reports it.
@@ -179,15 +196,31 @@ type boardAcc struct {
 
 // aggregate builds the boards of a kind from the members' states.
 func (m *Market) aggregate(ss *snapState, kind market.SectorKind) []market.Sector {
-	bs := m.boardsOf(kind)
-	off := m.boardOffset(kind)
-	px := make([]int32, len(ss.qs))
+	sums := m.newBoardSums(kind)
 	for si := range ss.qs {
-		px[si] = ss.qs[si].price
+		m.addMember(&sums, kind, si, &ss.qs[si])
 	}
-	pct := make([]float64, m.nBoards())
-	m.boardPct(ss.ds.prev, px, pct)
-	acc := make([]boardAcc, len(bs))
+	return m.boards(&sums, kind, ss.ds)
+}
+
+// boardSums gathers one instant's members of a kind's boards, in code
+// order (a board's leader on a tie is the member added first).
+type boardSums struct {
+	px  []int32 // every stock's price, for the boards' index levels
+	acc []boardAcc
+}
+
+func (m *Market) newBoardSums(kind market.SectorKind) boardSums {
+	return boardSums{px: make([]int32, len(m.u.stocks)), acc: make([]boardAcc, len(m.boardsOf(kind)))}
+}
+
+// addMember adds stock si's state to its boards of the kind.
+func (m *Market) addMember(sums *boardSums, kind market.SectorKind, si int, q *qstate) {
+	sums.px[si] = q.price
+	if q.prev <= 0 {
+		return
+	}
+	acc := sums.acc
 	add := func(b int, si int, s *stock, q *qstate, p float64) {
 		a := &acc[b]
 		if a.n == 0 || p > a.leaderPct {
@@ -213,21 +246,24 @@ func (m *Market) aggregate(ss *snapState, kind market.SectorKind) []market.Secto
 			a.flat++
 		}
 	}
-	for si := range ss.qs {
-		q := &ss.qs[si]
-		if q.prev <= 0 {
-			continue
-		}
-		s := &m.u.stocks[si]
-		p := pctOf(q.price, q.prev)
-		if kind == market.Industry {
-			add(int(s.ind), si, s, q, p)
-			continue
-		}
-		for _, j := range s.concepts {
-			add(int(j), si, s, q, p)
-		}
+	s := &m.u.stocks[si]
+	p := pctOf(q.price, q.prev)
+	if kind == market.Industry {
+		add(int(s.ind), si, s, q, p)
+		return
 	}
+	for _, j := range s.concepts {
+		add(int(j), si, s, q, p)
+	}
+}
+
+// boards are the kind's boards from the sums of one instant of day ds.
+func (m *Market) boards(sums *boardSums, kind market.SectorKind, ds *dayState) []market.Sector {
+	bs := m.boardsOf(kind)
+	off := m.boardOffset(kind)
+	pct := make([]float64, m.nBoards())
+	m.boardPct(ds.prev, sums.px, pct)
+	acc := sums.acc
 	out := make([]market.Sector, 0, len(bs))
 	for b := range bs {
 		a := &acc[b]
@@ -237,7 +273,7 @@ func (m *Market) aggregate(ss *snapState, kind market.SectorKind) []market.Secto
 		lead := &m.u.stocks[a.leader]
 		sec := market.Sector{
 			Code: bs[b].code, Name: bs[b].name,
-			Price:    round2(ss.ds.levelPrev[off+b] * (1 + pct[off+b]/100)),
+			Price:    round2(ds.levelPrev[off+b] * (1 + pct[off+b]/100)),
 			Pct:      round2(clampF(pct[off+b], a.minPct, a.maxPct)),
 			Amount:   a.amt,
 			Turnover: round2(a.vol / a.fs * 100),

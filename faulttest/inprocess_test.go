@@ -90,12 +90,12 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	collector := board.NewCollector(store, src.Sectors(), clock, log, board.Policy{Calendar: cal, Window: window, Soft: soft})
 	t.Cleanup(collector.Close)
 	detector := movement.NewDetector(movement.Thresholds{Pct: cfg.Market.MovementPct, Speed: cfg.Market.MovementSpeedPct,
-		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock)
+		SpeedWindow: cfg.Market.MovementSpeedWindow.Duration}, store, clock, collector)
 	collector.Observe(detector.Observe)
 	if err := collector.Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
-	movements := movement.NewService(collector, store, cal, clock, window)
+	movements := movement.NewService(collector, store, cal, clock, window, detector)
 	eodAt, _ := market.ParseTimeOfDay(cfg.Market.EODAt)
 	rankings, err := ranking.New(ranking.Config{
 		Soft: soft, Hard: time.Duration(cfg.Market.BoardsTop50RedisTTLSec) * time.Second, Window: window,

@@ -7,6 +7,7 @@ package movement
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,14 +26,27 @@ type Thresholds struct {
 	SpeedWindow time.Duration
 }
 
-// Detector turns each live collection into movement events.
+// Detector turns each live collection into movement events, and makes
+// the timeline of a source that can replay its sessions (the demo market)
+// from the replay, minute by minute, whenever it was started.
 type Detector struct {
-	th    Thresholds
-	store *db.Store
-	clock market.Clock
+	th       Thresholds
+	store    *db.Store
+	clock    market.Clock
+	sessions Sessions
 
 	mu      sync.Mutex
 	history map[stream][]db.PctPoint // recent collections, for speed
+
+	// replay serialises timeline replays, so their events go in in time
+	// order: the events endpoint's cursor relies on it.
+	replay sync.Mutex
+}
+
+// Sessions replays a source's trading day minute by minute, both sector
+// families; ok is false for a source that cannot (board.Collector).
+type Sessions interface {
+	Session(ctx context.Context, source string, day market.Day, until time.Time) (industry, concept []board.Stored, ok bool, err error)
 }
 
 type stream struct {
@@ -41,22 +55,41 @@ type stream struct {
 	day    market.Day
 }
 
-func NewDetector(th Thresholds, store *db.Store, clock market.Clock) *Detector {
-	return &Detector{th: th, store: store, clock: clock, history: map[stream][]db.PctPoint{}}
+// NewDetector detects with th. sessions may be nil: every source is then
+// detected from its live collections only.
+func NewDetector(th Thresholds, store *db.Store, clock market.Clock, sessions Sessions) *Detector {
+	return &Detector{th: th, store: store, clock: clock, sessions: sessions, history: map[stream][]db.PctPoint{}}
 }
 
 // Observe is a board.Observer: it records the events a collection shows.
-// Only collections of today count; replays of past days are not live.
+// Only collections of today count; replays of past days are not live. For
+// a source that can replay, the collection only moves the replayed
+// timeline on to its instant: a server started at 10:30 or after the close
+// still dates each event at the minute its sector crossed.
 func (d *Detector) Observe(ctx context.Context, st board.Stored) error {
 	day := st.Day()
 	if day != market.DayOf(d.clock.Now()) {
 		return nil
+	}
+	if replayed, err := d.Complete(ctx, st.Source, day, st.At); replayed || err != nil {
+		return err
 	}
 	key := stream{st.Kind, st.Source, day}
 	past, err := d.recent(ctx, key, st.At)
 	if err != nil {
 		return err
 	}
+	if _, err := d.store.InsertEvents(ctx, d.events(st, past)); err != nil {
+		return err
+	}
+	d.remember(key, st)
+	return nil
+}
+
+// events are the movements one collection shows, given the family's
+// earlier collections inside the speed window (oldest first).
+func (d *Detector) events(st board.Stored, past []db.PctPoint) []market.MovementEvent {
+	day := st.Day()
 	var events []market.MovementEvent
 	for _, x := range st.Sectors {
 		if !market.IsKnown(x.Pct) {
@@ -81,11 +114,74 @@ func (d *Detector) Observe(ctx context.Context, st board.Stored) error {
 			}
 		}
 	}
-	if _, err := d.store.InsertEvents(ctx, events); err != nil {
-		return err
+	return events
+}
+
+// Complete makes a day's timeline of a source that can replay its session
+// complete through until: the minutes after what is recorded are replayed
+// (both families, as a collector polling every minute would have seen
+// them) and their first crossings recorded at their own minutes. A past
+// day is replayed once. replayed is false for a source that cannot replay.
+func (d *Detector) Complete(ctx context.Context, source string, day market.Day, until time.Time) (replayed bool, err error) {
+	if d.sessions == nil {
+		return false, nil
 	}
-	d.remember(key, st)
-	return nil
+	d.replay.Lock()
+	defer d.replay.Unlock()
+	through, recorded, err := d.store.TimelineThrough(ctx, day, source)
+	if err != nil {
+		return false, err
+	}
+	if recorded && !through.Before(until) {
+		return true, nil
+	}
+	ind, con, ok, err := d.sessions.Session(ctx, source, day, until)
+	if !ok || err != nil {
+		return ok, err
+	}
+	if len(ind) == 0 && len(con) == 0 {
+		return true, nil // the session had not begun by then
+	}
+	var events []market.MovementEvent
+	last := through
+	for _, snaps := range [][]board.Stored{ind, con} {
+		for _, e := range d.scan(snaps) {
+			if !recorded || e.At.After(through) {
+				events = append(events, e)
+			}
+		}
+		if n := len(snaps); n > 0 && snaps[n-1].At.After(last) {
+			last = snaps[n-1].At
+		}
+	}
+	// Both families share the day's cursor: in time order, industries
+	// before concepts at one instant.
+	slices.SortStableFunc(events, func(a, b market.MovementEvent) int { return a.At.Compare(b.At) })
+	_, err = d.store.RecordTimeline(ctx, day, source, events, last, !recorded)
+	return true, err
+}
+
+// scan is the first crossing of each board and trigger over a family's
+// collections of one day, in time order.
+func (d *Detector) scan(snaps []board.Stored) []market.MovementEvent {
+	type first struct{ board, trigger string }
+	seen := map[first]bool{}
+	var out []market.MovementEvent
+	var window []db.PctPoint
+	for _, st := range snaps {
+		from := st.At.Add(-d.th.SpeedWindow)
+		for len(window) > 0 && window[0].At.Before(from) {
+			window = window[1:]
+		}
+		for _, e := range d.events(st, window) {
+			if k := (first{e.BoardName, e.Trigger}); !seen[k] {
+				seen[k] = true
+				out = append(out, e)
+			}
+		}
+		window = append(window, pointOf(st))
+	}
+	return out
 }
 
 // recent is the stream's collections inside the speed window before at,
@@ -120,10 +216,7 @@ func (d *Detector) recent(ctx context.Context, key stream, at time.Time) ([]db.P
 }
 
 func (d *Detector) remember(key stream, st board.Stored) {
-	p := db.PctPoint{At: st.At, Pct: make(map[string]float64, len(st.Sectors))}
-	for _, x := range st.Sectors {
-		p.Pct[x.Name] = x.Pct
-	}
+	p := pointOf(st)
 	d.mu.Lock()
 	d.history[key] = append(d.history[key], p)
 	d.mu.Unlock()
@@ -137,4 +230,13 @@ func oldest(pts []db.PctPoint, name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// pointOf is a collection's changes by sector name.
+func pointOf(st board.Stored) db.PctPoint {
+	p := db.PctPoint{At: st.At, Pct: make(map[string]float64, len(st.Sectors))}
+	for _, x := range st.Sectors {
+		p.Pct[x.Name] = x.Pct
+	}
+	return p
 }

@@ -54,7 +54,7 @@ func snapshotAt(at time.Time, pcts map[string]float64) board.Stored {
 func TestDetectorSpeedAgainstTheOldestCollectionInTheWindow(t *testing.T) {
 	store := dbtest.Open(t)
 	clock := market.NewFixedClock(time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai()))
-	d := NewDetector(Thresholds{Pct: 5, Speed: 1, SpeedWindow: 3 * time.Minute}, store, clock)
+	d := NewDetector(Thresholds{Pct: 5, Speed: 1, SpeedWindow: 3 * time.Minute}, store, clock, nil)
 	ctx := context.Background()
 	// A climbs 0.4 per minute: +1.2 after three minutes, but only against
 	// the collection three minutes back.
@@ -88,7 +88,7 @@ func TestDetectorSpeedAgainstTheOldestCollectionInTheWindow(t *testing.T) {
 func TestDetectorIgnoresReplaysOfPastDays(t *testing.T) {
 	store := dbtest.Open(t)
 	clock := market.NewFixedClock(time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai()))
-	d := NewDetector(Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock)
+	d := NewDetector(Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, clock, nil)
 	friday := time.Date(2026, 11, 20, 15, 0, 0, 0, market.Shanghai())
 	if err := d.Observe(context.Background(), snapshotAt(friday, map[string]float64{"A": 9})); err != nil {
 		t.Fatal(err)

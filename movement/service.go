@@ -18,10 +18,31 @@ type Service struct {
 	cal    *market.Calendar
 	clock  market.Clock
 	window market.Window
+	det    *Detector // completes replayable timelines; nil: none
 }
 
-func NewService(col *board.Collector, store *db.Store, cal *market.Calendar, clock market.Clock, window market.Window) *Service {
-	return &Service{col: col, store: store, cal: cal, clock: clock, window: window}
+func NewService(col *board.Collector, store *db.Store, cal *market.Calendar, clock market.Clock, window market.Window, det *Detector) *Service {
+	return &Service{col: col, store: store, cal: cal, clock: clock, window: window, det: det}
+}
+
+// complete makes the day's timeline of a source that can replay its
+// sessions complete through now (or the day's close), so that a past day
+// has its timeline and today's runs to the last minute, whenever the
+// server started. Other sources' timelines are what their collections
+// showed.
+func (s *Service) complete(ctx context.Context, source string, day market.Day) error {
+	if s.det == nil {
+		return nil
+	}
+	until := s.window.End.On(day)
+	if now := s.clock.Now(); now.Before(until) {
+		until = now
+	}
+	_, err := s.det.Complete(ctx, source, day, until)
+	if market.KindOf(err) == market.KindNotFound {
+		return nil // a day the source has no session of: no timeline
+	}
+	return err
 }
 
 // Day resolves a query's day parameter (see market.Window.QueryDay).
@@ -67,6 +88,9 @@ func (s *Service) Sectors(ctx context.Context, kind market.SectorKind, mode stri
 	source := board.Resolve(mode, kind)
 	st, err := s.snapshot(ctx, kind, source, day)
 	if err != nil {
+		return Slice{}, err
+	}
+	if err := s.complete(ctx, source, day); err != nil {
 		return Slice{}, err
 	}
 	moved, err := s.store.FirstEventTimes(ctx, day, kind, source)
@@ -116,6 +140,9 @@ func (s *Service) Events(ctx context.Context, kind market.SectorKind, mode strin
 	var all []market.MovementEvent
 	for _, k := range kinds {
 		source := board.Resolve(mode, k)
+		if err := s.complete(ctx, source, day); err != nil {
+			return Timeline{}, err
+		}
 		evs, err := s.store.Events(ctx, db.EventFilter{Day: day, Kind: k, Source: source, AfterMS: sinceMS})
 		if err != nil {
 			return Timeline{}, err
