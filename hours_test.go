@@ -58,8 +58,10 @@ func answerDay(body map[string]any) string {
 		if v, ok := d["day"]; ok {
 			return norm(v)
 		}
-		if v, ok := d["date"]; ok {
-			return norm(v)
+		for _, k := range []string{"date", "trade_date"} {
+			if v, ok := d[k]; ok {
+				return norm(v)
+			}
 		}
 	}
 	return ""

@@ -120,10 +120,12 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // serveHooks let tests see inside serve: the bound address (they listen on
-// port 0) and a pinned clock (market logic at any hour of any day).
+// port 0), a pinned clock (market logic at any hour of any day), and the
+// demo client's hash parameters (tests that start hundreds of servers).
 type serveHooks struct {
 	onListen func(net.Addr)
-	clock    market.Clock // nil: the system clock
+	clock    market.Clock    // nil: the system clock
+	demoKDF  *auth.KDFParams // nil: auth.DefaultKDF
 }
 
 // serve runs the server until ctx ends.
@@ -184,7 +186,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	defer authSvc.Close()
 
-	if err := startupWrite("demo client", seedDemo(ctx, cfg, store, clock, log)); err != nil {
+	demoKDF := auth.DefaultKDF
+	if hooks.demoKDF != nil {
+		demoKDF = *hooks.demoKDF
+	}
+	if err := startupWrite("demo client", seedDemo(ctx, cfg, store, clock, log, demoKDF)); err != nil {
 		return err
 	}
 	if err := checkClients(ctx, cfg, store, clock, log); err != nil {
@@ -352,7 +358,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 // for it (demo.enabled in demo mode, demo.live_client in live mode), and
 // only while the server is reachable from this machine alone; anywhere
 // else it disables one left in the store, since its secret is public.
-func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock market.Clock, log *slog.Logger) error {
+func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock market.Clock, log *slog.Logger, kdf auth.KDFParams) error {
 	wanted := cfg.Demo.Enabled
 	if !cfg.DemoMode() {
 		wanted = cfg.Demo.LiveClient
@@ -374,7 +380,7 @@ func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock mar
 			"addr", cfg.Server.Addr)
 		return disable("the server listens on a non-loopback address")
 	}
-	wrote, err := auth.EnsureDemoClient(ctx, store, clock.Now(), auth.DefaultKDF)
+	wrote, err := auth.EnsureDemoClient(ctx, store, clock.Now(), kdf)
 	if err != nil {
 		return err
 	}

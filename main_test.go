@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/auth"
 	"mdqs/cli"
 	"mdqs/client"
 	"mdqs/loadgen"
@@ -45,6 +46,9 @@ type serveOptions struct {
 	db     string // -db; "" is a fresh file in a temp folder, "-" gives none (the mode's default file)
 	at     time.Time
 	args   []string // more flags
+	// cheapHash seeds the demo client with cheap hash parameters, for
+	// tests that start many servers (each token request verifies it).
+	cheapHash bool
 }
 
 func startServer(t *testing.T, extraArgs ...string) *server {
@@ -79,6 +83,9 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 	if !o.at.IsZero() {
 		s.clock = market.NewFixedClock(o.at)
 		hooks.clock = s.clock
+	}
+	if o.cheapHash {
+		hooks.demoKDF = &auth.KDFParams{MemoryKiB: 64, Time: 1, Threads: 1}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
