@@ -15,7 +15,7 @@ import (
 // cures it.
 func (s *Server) bridgeReady() error {
 	if s.Bridge == nil || !s.Bridge.Configured() {
-		return market.NotConfigured("the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx) and restart")
+		return bridge.ErrNotConfigured()
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ const barsPerCommit = 50_000
 // runs at a time; a second call waits for the first.
 func (s *Service) Refresh(ctx context.Context, progress Progress) (*Report, error) {
 	if !s.Configured() {
-		return nil, errNotConfigured()
+		return nil, ErrNotConfigured()
 	}
 	s.refresh.Lock()
 	defer s.refresh.Unlock()

@@ -57,9 +57,11 @@ func New(dir string, store *db.Store, cal *market.Calendar, clock market.Clock, 
 // Configured reports whether a terminal folder is set.
 func (s *Service) Configured() bool { return s.dir != "" }
 
-// errNotConfigured is what every bridge endpoint answers without a folder.
-func errNotConfigured() error {
-	return market.Errorf(market.KindUnavailable, "the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx) and restart")
+// ErrNotConfigured is what every bridge endpoint answers without a folder:
+// no retry time, since only the configuration cures it.
+func ErrNotConfigured() error {
+	return market.NotConfigured("the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx), " +
+		"with sources.default a live mode, and restart")
 }
 
 // rescanEvery bounds how stale the file index may be for direct reads.
@@ -68,7 +70,7 @@ const rescanEvery = time.Minute
 // terminal is the scanned folder, rescanned when forced or stale.
 func (s *Service) terminal(force bool) (*tdx.Terminal, error) {
 	if !s.Configured() {
-		return nil, errNotConfigured()
+		return nil, ErrNotConfigured()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

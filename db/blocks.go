@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"mdqs/market"
@@ -70,8 +69,8 @@ func (s *Store) Blocks(ctx context.Context, q BlockQuery) ([]Block, error) {
 		f.and("kind = ?", q.Kind)
 	}
 	if q.Keyword != "" {
-		like := "%" + strings.ToLower(q.Keyword) + "%"
-		f.and("(lower(name) LIKE ? OR lower(full_name) LIKE ? OR lower(code) LIKE ?)", like, like, like)
+		like := likePattern(q.Keyword)
+		f.and(`(lower(name) LIKE ? ESCAPE '\' OR lower(full_name) LIKE ? ESCAPE '\' OR lower(code) LIKE ? ESCAPE '\')`, like, like, like)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT kind, name, full_name, code, parent, truncated, member_count FROM blocks WHERE `+
 		f.where()+` ORDER BY kind, name`, f.args...)
@@ -155,8 +154,8 @@ func (s *Store) Stocks(ctx context.Context, q StockQuery) (int, []Stock, error) 
 		f.and("type = ?", string(q.Type))
 	}
 	if q.Keyword != "" {
-		like := "%" + strings.ToLower(q.Keyword) + "%"
-		f.and("(lower(code) LIKE ? OR lower(name) LIKE ?)", like, like)
+		like := likePattern(q.Keyword)
+		f.and(`(lower(code) LIKE ? ESCAPE '\' OR lower(name) LIKE ? ESCAPE '\')`, like, like)
 	}
 	total, err := s.count(ctx, "stocks", f, "count stocks")
 	if err != nil {

@@ -49,3 +49,10 @@ func (s *Store) count(ctx context.Context, from string, f filter, op string) (in
 	}
 	return n, nil
 }
+
+// likePattern is a LIKE pattern matching keyword as a case-insensitive
+// substring: its own % and _ are text, not wildcards (with ESCAPE '\').
+func likePattern(keyword string) string {
+	esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(keyword))
+	return "%" + esc + "%"
+}
