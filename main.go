@@ -65,6 +65,7 @@ commands:
   serve     serve the API (the default when no command is given)
   client    add | list | disable | enable API clients
   call      send one signed request: mdqs call GET /v1/api/whoami
+  config    defaults | check: print the built-in defaults; say what a configuration gives
   calendar  import | status: exchange holidays (a newly published year)
   reports   import: financial reports (mdqs reports import -period 2024Q3)
   backfill  fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
@@ -85,6 +86,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Clients(ctx, env, args)
 	case "call":
 		return cli.Call(ctx, env, args)
+	case "config":
+		return cli.Config(ctx, env, args)
 	case "calendar":
 		return cli.Calendar(ctx, env, args)
 	case "reports":

@@ -340,3 +340,25 @@ func TestClientAddReplaceRevokesTokensAndHonoursFlags(t *testing.T) {
 		t.Fatalf("the new secret fails: %s", out)
 	}
 }
+
+// `mdqs config defaults` prints the one file of defaults, which parses to
+// the configuration a file with no keys gives; `check` says the mode.
+func TestConfigCommand(t *testing.T) {
+	out, errs, code := mdqs("config", "defaults")
+	if code != 0 || !strings.Contains(out, "[server]") || !strings.Contains(out, `default = "demo"`) {
+		t.Fatalf("config defaults: %d %q %s", code, errs, out[:min(len(out), 200)])
+	}
+	printed := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(printed, []byte(out), 0o600)
+	if out, errs, code := mdqs("config", "check", "-config", printed); code != 0 || !strings.Contains(out, "demo mode (sources.default = demo), database mdqs-demo.db") {
+		t.Fatalf("config check of the printed defaults: %d %q %q", code, out, errs)
+	}
+	live := filepath.Join(t.TempDir(), "live.toml")
+	os.WriteFile(live, []byte("[sources]\ndefault = \"auto\"\n"), 0o600)
+	if out, _, code := mdqs("config", "check", "-config", live); code != 0 || !strings.Contains(out, "live mode (sources.default = auto), database mdqs.db") {
+		t.Fatalf("config check of a live file: %d %q", code, out)
+	}
+	if _, _, code := mdqs("config", "frob"); code != 2 {
+		t.Fatalf("config frob: exit %d, want 2", code)
+	}
+}
