@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -69,5 +70,17 @@ func TestRealBinary(t *testing.T) {
 	}
 	if !strings.Contains(string(rest), "mdqs stopped") {
 		t.Fatalf("no orderly stop in the log:\n%s", rest)
+	}
+
+	// The same file switched to a live mode: the binary refuses to start
+	// and says how to proceed, instead of serving the demo's rows as live.
+	live := filepath.Join(dir, "live.toml")
+	if err := os.WriteFile(live, []byte(liveOffline), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(bin, "serve", "-config", live, "-addr", "127.0.0.1:0", "-db", db).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "holds the demo market, so it cannot serve live data") {
+		t.Fatalf("live mode on the demo run's file: %v\n%s", err, out)
 	}
 }
