@@ -1,6 +1,6 @@
 // Package config reads mdqs's TOML configuration. Parsing is strict (an
 // unknown key is an error that names it) and separate from validation, which
-// names the bad field; defaults are the values of the shipped config.toml, so
+// names the bad field; defaults are the values of defaults.toml (compiled in), so
 // a file only needs the keys it changes.
 package config
 

@@ -2,6 +2,7 @@ package faulttest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
@@ -49,6 +50,19 @@ industries = 20
 concepts = 40
 history_days = 30
 `
+
+// terminalConfig serves a terminal folder: a live mode (terminal files are
+// live data), with every upstream on a closed local port, since nothing
+// here may reach the internet, and the demo client, which live mode seeds
+// only when asked.
+func terminalConfig(dir string) string {
+	text := "[sources]\ndefault = \"push2\"\n[limits]\ntoken_rate = 0.0\n[demo]\nlive_client = true\n"
+	for _, up := range []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney",
+		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter"} {
+		text += "[" + up + "]\nbase_url = \"http://127.0.0.1:9\"\nretries = 0\n"
+	}
+	return text + fmt.Sprintf("[tdx]\ndir = %q\n", dir)
+}
 
 // startBinary runs the binary with args and stops it (SIGINT) at cleanup.
 func startBinary(t *testing.T, args []string, opt loadgen.StartOptions) *loadgen.Process {

@@ -45,7 +45,7 @@ func TestKill9MidImport(t *testing.T) {
 	}
 	t.Logf("generated %d files x %d bars in %v", len(files), *killBars, time.Since(start).Round(time.Millisecond))
 	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte(demoConfig+fmt.Sprintf("[tdx]\ndir = %q\n", term)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(terminalConfig(term)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dbPath := filepath.Join(dir, "mdqs.db")
