@@ -97,8 +97,15 @@ func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq
 	if to < warm {
 		return nil, nil
 	}
-	if from <= to {
-		if err := s.Ensure(ctx, code, freq, from, to); err != nil {
+	cov, _, covered, err := s.store.Coverage(ctx, code, freq)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case from <= to && len(gaps(cov, covered, from, to)) > 0:
+		// Asked days are missing: one fetch for them and the warm-up,
+		// which must succeed.
+		if err := s.Ensure(ctx, code, freq, warm, to); err != nil {
 			var sw storeWriteError
 			if !errors.As(err, &sw) {
 				return nil, err
@@ -109,8 +116,7 @@ func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq
 			s.log.Warn("bars not stored; serving them from the source", "code", code, "freq", freq, "err", sw.err)
 			return s.direct(ctx, code, freq, warm, to)
 		}
-	}
-	if warm < from {
+	case warm < from && len(gaps(cov, covered, warm, min(to, s.cal.Prev(from)))) > 0:
 		if err := s.ensure(ctx, code, freq, warm, min(to, s.cal.Prev(from)), WarmupWait); err != nil {
 			s.log.Debug("warm-up bars not fetched; reading what the store holds", "code", code, "freq", freq, "err", err)
 		}

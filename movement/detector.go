@@ -126,6 +126,9 @@ func (d *Detector) Complete(ctx context.Context, source string, day market.Day, 
 	if d.sessions == nil {
 		return false, nil
 	}
+	// Replayed instants are whole minutes: within one nothing new can
+	// appear, so a day is replayed at most once a minute.
+	until = until.Truncate(time.Minute)
 	d.replay.Lock()
 	defer d.replay.Unlock()
 	through, recorded, err := d.store.TimelineThrough(ctx, day, source)
@@ -143,21 +146,18 @@ func (d *Detector) Complete(ctx context.Context, source string, day market.Day, 
 		return true, nil // the session had not begun by then
 	}
 	var events []market.MovementEvent
-	last := through
 	for _, snaps := range [][]board.Stored{ind, con} {
 		for _, e := range d.scan(snaps) {
 			if !recorded || e.At.After(through) {
 				events = append(events, e)
 			}
 		}
-		if n := len(snaps); n > 0 && snaps[n-1].At.After(last) {
-			last = snaps[n-1].At
-		}
 	}
 	// Both families share the day's cursor: in time order, industries
-	// before concepts at one instant.
+	// before concepts at one instant. The replay holds every instant up
+	// to until, so the day is complete through until (lunch included).
 	slices.SortStableFunc(events, func(a, b market.MovementEvent) int { return a.At.Compare(b.At) })
-	_, err = d.store.RecordTimeline(ctx, day, source, events, last, !recorded)
+	_, err = d.store.RecordTimeline(ctx, day, source, events, until, !recorded)
 	return true, err
 }
 

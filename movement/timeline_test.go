@@ -128,3 +128,29 @@ func TestReplayedTimelineDatesEachFirstCrossing(t *testing.T) {
 		})
 	}
 }
+
+// A day being replayed during its session is replayed at most once a
+// minute: the replay's instants are whole minutes.
+func TestTimelineIsReplayedOnceAMinute(t *testing.T) {
+	day := market.Day(20261120)
+	store := dbtest.Open(t)
+	src := &minutePath{}
+	d := NewDetector(Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, store, market.NewFixedClock(day.At(10, 31, 10)), src)
+	ctx := context.Background()
+	for i, tt := range []struct {
+		until time.Time
+		calls int
+	}{
+		{day.At(10, 31, 10), 1}, {day.At(10, 31, 50), 1}, {day.At(10, 32, 5), 2}, {day.At(12, 0, 0), 3}, {day.At(12, 0, 40), 3},
+	} {
+		if _, err := d.Complete(ctx, "demo", day, tt.until); err != nil {
+			t.Fatal(err)
+		}
+		if src.calls != tt.calls {
+			t.Fatalf("step %d (until %v): %d replays, want %d", i, tt.until, src.calls, tt.calls)
+		}
+	}
+	if got := timeline(t, store, day); got["industry/A/pct_up"] != "2026-11-20 09:50:00" || len(got) != 1 {
+		t.Fatalf("timeline through lunch: %v", got)
+	}
+}
