@@ -47,7 +47,11 @@ type Entry struct {
 	Day     market.Day
 	Built   time.Time
 	Expires time.Time // the hard expiry
-	Full    *Encoded
+	// Final marks a ranking of the day's closing state: both families
+	// collected after the close. It is not rebuilt again, so its ETag
+	// stays and a poller gets its 304.
+	Final bool
+	Full  *Encoded
 
 	mu  sync.Mutex
 	top map[int]*Encoded
@@ -149,7 +153,7 @@ func (s *Service) Get(ctx context.Context, day market.Day, refresh bool) (e *Ent
 // isStale: a ranking of a past day is final and never goes soft-stale; the
 // current day's is stale once older than the soft freshness.
 func (s *Service) isStale(e *Entry, now time.Time) bool {
-	if e.Day != s.cfg.Window.CurrentTradingDay(s.cal, now) {
+	if e.Day != s.cfg.Window.CurrentTradingDay(s.cal, now) || e.Final {
 		return false
 	}
 	return now.Sub(e.Built) >= s.cfg.Soft
@@ -170,11 +174,12 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 	v, err, _ := s.flight.Do(key, func() (any, error) {
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 		defer cancel()
-		r, err := s.build(bctx, day, collect)
+		r, final, err := s.build(bctx, day, collect)
 		if err != nil {
 			return nil, err
 		}
-		return s.keep(day, r), nil
+		e := s.keep(day, r, final)
+		return e, nil
 	})
 	if err != nil {
 		return nil, err
@@ -184,13 +189,13 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 
 // keep encodes a ranking and caches it until the hard expiry: the hard TTL
 // or the next midnight in Shanghai, whichever comes first (rule 6).
-func (s *Service) keep(day market.Day, r *market.Ranking) *Entry {
+func (s *Service) keep(day market.Day, r *market.Ranking, final bool) *Entry {
 	now := s.clock.Now()
 	expires := now.Add(s.cfg.Hard)
 	if midnight := market.DayOf(now).AddDays(1).Start(); midnight.Before(expires) {
 		expires = midnight
 	}
-	e := &Entry{Ranking: r, Day: day, Built: time.UnixMilli(r.UpdatedMS), Expires: expires, Full: encode(r, 0)}
+	e := &Entry{Ranking: r, Day: day, Built: time.UnixMilli(r.UpdatedMS), Expires: expires, Final: final, Full: encode(r, 0)}
 	// Rebuilds are rare, so wait until the entry is really in the cache:
 	// the next request must find it, not rebuild again. The cache's own TTL
 	// only reclaims memory; Get judges expiry by our clock.
@@ -209,7 +214,10 @@ func (s *Service) keep(day market.Day, r *market.Ranking) *Entry {
 //     collection;
 //   - an earlier day: its stored end-of-day ranking, else its last stored
 //     collections, else (demo) the source's replay of that day's close.
-func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*market.Ranking, error) {
+//
+// final says the ranking is of the day's closing state (every past day's
+// is; the current day's once both families were collected after the close).
+func (s *Service) build(ctx context.Context, day market.Day, collect bool) (r *market.Ranking, final bool, err error) {
 	now := s.clock.Now()
 	if day == s.cfg.Window.CurrentTradingDay(s.cal, now) {
 		// The families come from different upstreams (auto mode) or pages
@@ -223,33 +231,35 @@ func (s *Service) build(ctx context.Context, day market.Day, collect bool) (*mar
 		wg.Wait()
 		switch {
 		case ind.Err != nil && !ind.Found:
-			return nil, ind.Err
+			return nil, false, ind.Err
 		case con.Err != nil && !con.Found:
-			return nil, con.Err
+			return nil, false, con.Err
 		case ind.Err != nil && con.Err != nil, ind.Err != nil && !con.Tried, con.Err != nil && !ind.Tried:
-			return nil, cmp.Or(ind.Err, con.Err)
+			return nil, false, cmp.Or(ind.Err, con.Err)
 		}
 		for _, p := range []board.Pick{ind, con} {
 			if p.Err != nil {
 				s.log.Warn("collection failed; ranking the family's previous collection", "kind", p.Kind, "err", p.Err)
 			}
 		}
-		return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), nil
+		closeAt := s.cfg.Window.End.On(day)
+		final = ind.Err == nil && con.Err == nil && !ind.CollectedAt.Before(closeAt) && !con.CollectedAt.Before(closeAt)
+		return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), final, nil
 	}
 	if r, err := s.store.DailyRanking(ctx, day); err == nil {
-		return r, nil
+		return r, true, nil
 	} else if !board.IsNotFound(err) {
-		return nil, err
+		return nil, false, err
 	}
 	ind, err := s.past(ctx, market.Industry, day)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	con, err := s.past(ctx, market.Concept, day)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), nil
+	return Build(ind.SectorSnapshot, con.SectorSnapshot, s.Source(), day, now), true, nil
 }
 
 // past is the collection to rank for an earlier day.

@@ -358,3 +358,33 @@ func TestSchedulerCollectsAndWritesBack(t *testing.T) {
 		}
 	}
 }
+
+// After the close the day's ranking is final: it is built once from the
+// closing collections and then served as it is, so its ETag stays and a
+// poller gets its 304. Before, it was rebuilt every minute until midnight.
+func TestRankingIsFinalAfterTheClose(t *testing.T) {
+	f := newFixture(t, "push2", 24*time.Hour)
+	day := market.Day(20261123)
+	f.clock.Set(day.At(14, 59, 0))
+	during, _ := f.get(t, day, false)
+	if during.Final {
+		t.Fatal("a ranking of the session is final")
+	}
+	f.clock.Set(day.At(15, 2, 0))
+	f.publish(day.At(15, 0, 3))
+	first, _ := f.get(t, day, false)
+	if !first.Final || first == during {
+		t.Fatalf("the first ranking after the close: final %v, rebuilt %v", first.Final, first != during)
+	}
+	requests := f.p2.Requests(market.Industry)
+	for _, later := range []time.Duration{time.Minute, 30 * time.Minute, 3 * time.Hour} {
+		f.clock.Set(day.At(15, 2, 0).Add(later))
+		e, stale := f.get(t, day, false)
+		if e.Full.ETag != first.Full.ETag || stale {
+			t.Fatalf("%v after: ETag %s, want %s (stale %v)", later, e.Full.ETag, first.Full.ETag, stale)
+		}
+	}
+	if f.p2.Requests(market.Industry) != requests {
+		t.Fatalf("%d more collections after the final ranking", f.p2.Requests(market.Industry)-requests)
+	}
+}
