@@ -388,3 +388,33 @@ func TestRankingIsFinalAfterTheClose(t *testing.T) {
 		t.Fatalf("%d more collections after the final ranking", f.p2.Requests(market.Industry)-requests)
 	}
 }
+
+// stats/range and top50?day= agree on which days exist: a past day that
+// top50 answers from its stored collections is listed, not missing.
+func TestStatsRangeListsTheDaysTop50Answers(t *testing.T) {
+	f := newFixture(t, "push2", 24*time.Hour)
+	friday := market.Day(20261120)
+	f.clock.Set(friday.At(14, 0, 0))
+	f.publish(friday.At(14, 0, 0))
+	f.get(t, friday, false) // collects Friday; no end-of-day job runs
+	f.clock.Set(monday10)
+	f.publish(monday10)
+	ctx := context.Background()
+	if _, _, err := f.svc.Get(ctx, friday, false); err != nil {
+		t.Fatalf("top50?day=Friday: %v", err)
+	}
+	stats, missing, err := f.svc.StatsRange(ctx, 20261119, 20261123, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := map[string]bool{}
+	for _, s := range stats {
+		days[s.TradeDay] = true
+	}
+	if !days["20261120"] || !days["20261123"] || len(missing) != 1 || missing[0] != "20261119" {
+		t.Fatalf("stats for %v, missing %v; want Friday and Monday listed, Thursday (nothing stored) missing", days, missing)
+	}
+	if _, _, err := f.svc.Get(ctx, 20261119, false); market.KindOf(err) != market.KindNotFound {
+		t.Fatalf("top50?day=Thursday: %v, want not found as stats/range says", err)
+	}
+}

@@ -121,7 +121,10 @@ type DailyStats struct {
 // StatsRange lists, for every trading day in [from, to], the names of the
 // first top sectors of each ranking list: stored end-of-day rankings for
 // past days, the live ranking (provisional until its end-of-day copy) for
-// the current one. Days with no ranking are reported in missing.
+// the current one. A past day without a stored ranking is built as
+// top50?day= builds it (from its stored collections, or the demo market's
+// replay) and stored, as the end-of-day job would have: the two endpoints
+// agree on which days exist. Days with no ranking are reported in missing.
 func (s *Service) StatsRange(ctx context.Context, from, to market.Day, top int) (stats []DailyStats, missing []string, err error) {
 	current := s.CurrentDay()
 	stored, err := s.store.DailyRankingDays(ctx, from, to)
@@ -143,9 +146,22 @@ func (s *Service) StatsRange(ctx context.Context, from, to market.Day, top int) 
 				return nil, nil, err
 			}
 			r, provisional = e.Ranking, true
-		default:
+		case d > current:
 			missing = append(missing, d.Compact())
 			continue
+		default:
+			e, err := s.Rebuild(ctx, d)
+			if board.IsNotFound(err) {
+				missing = append(missing, d.Compact())
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := s.store.SaveDailyRanking(ctx, d, e.Ranking); err != nil {
+				return nil, nil, err
+			}
+			r = e.Ranking
 		}
 		stats = append(stats, DailyStats{
 			TradeDay:            d.Compact(),
