@@ -84,7 +84,12 @@ func TestTwentyFirstTokenEvictsTheOldest(t *testing.T) {
 		tokens = append(tokens, h.token("c", "secret-c"))
 		h.clock.Advance(time.Second)
 	}
-	h.signed(http.MethodGet, "/v1/api/whoami", tokens[0], nil).expect(t, http.StatusUnauthorized, "unauthorized")
+	evicted := h.signed(http.MethodGet, "/v1/api/whoami", tokens[0], nil)
+	evicted.expect(t, http.StatusUnauthorized, "unauthorized")
+	// A script author learns why the token stopped working, and what to do.
+	if want := "token evicted: the client has more than 20 live tokens"; !strings.HasPrefix(evicted.detail, want) || !strings.Contains(evicted.detail, "reuse") {
+		t.Errorf("evicted token's detail = %q, want it to start %q and say reuse", evicted.detail, want)
+	}
 	h.signed(http.MethodGet, "/v1/api/whoami", tokens[1], nil).expect(t, http.StatusOK, "OK")
 	h.signed(http.MethodGet, "/v1/api/whoami", tokens[20], nil).expect(t, http.StatusOK, "OK")
 }

@@ -60,8 +60,11 @@ type Service struct {
 	cfg    Config
 	cache  *cache.Cache[session]
 	nonces *NonceSet
-	kdf    chan struct{} // bounds concurrent argon2 runs (19 MiB each)
-	dummy  func() string // a hash to verify against for unknown clients
+	// evicted: tokens dropped for the per-client limit, so their 401
+	// says so (the store no longer knows them).
+	evicted evictedSet
+	kdf     chan struct{} // bounds concurrent argon2 runs (19 MiB each)
+	dummy   func() string // a hash to verify against for unknown clients
 
 	mu        sync.RWMutex
 	gens      map[string]uint64
@@ -168,6 +171,8 @@ func (s *Service) IssueToken(ctx context.Context, clientID, secret string) (Issu
 		return Issued{}, err
 	}
 	if len(evicted) > 0 {
+		// No evicted token outlives the TTL from now, whenever it was issued.
+		s.evicted.add(evicted, now.Add(s.cfg.TokenTTL), now)
 		s.revoke(c.ID, evicted)
 	}
 	return Issued{Token: text, ExpiresAt: expires, EnableLog: c.EnableLog}, nil
@@ -221,7 +226,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	evictions, epoch := s.evictions.Load(), s.epoch.Load()
 	t, c, err := s.store.TokenByHash(ctx, hash)
 	if market.KindOf(err) == market.KindNotFound {
-		return Principal{}, unauthorized("unknown, expired or revoked token")
+		if s.evicted.has(hash, now) {
+			return Principal{}, unauthorized(evictedDetail(s.cfg.MaxTokensPerClient))
+		}
+		return Principal{}, unauthorized(detailTokenUnknown)
 	}
 	if err != nil {
 		return Principal{}, err
@@ -243,7 +251,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 
 func (sess session) principal(hash string, now time.Time) (Principal, error) {
 	if !now.Before(sess.tokenExpires) {
-		return Principal{}, unauthorized("unknown, expired or revoked token")
+		return Principal{}, unauthorized(detailTokenExpired)
 	}
 	if !sess.clientExpires.IsZero() && !now.Before(sess.clientExpires) {
 		return Principal{}, unauthorized("client expired")

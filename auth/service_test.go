@@ -2,7 +2,9 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,8 +148,42 @@ func TestAuthenticateServesFromMemoryAndExpires(t *testing.T) {
 		t.Fatalf("50 authentications of a cached token made %d SQLite lookups, want 0", n)
 	}
 	f.clock.Advance(2*time.Hour + time.Second)
-	if _, err := f.svc.Authenticate(ctx, iss.Token); market.KindOf(err) != market.KindUnauthorized {
-		t.Fatalf("expired token: kind %v, want unauthorized", market.KindOf(err))
+	_, err = f.svc.Authenticate(ctx, iss.Token)
+	if market.KindOf(err) != market.KindUnauthorized || !auth.TokenRenewable(detailOf(err)) {
+		t.Fatalf("expired token: kind %v detail %q, want unauthorized and renewable", market.KindOf(err), detailOf(err))
+	}
+}
+
+func detailOf(err error) string {
+	var e *market.Error
+	if errors.As(err, &e) {
+		return e.Detail
+	}
+	return ""
+}
+
+// TestTokenRenewable: a client renews its token only when the 401 is about
+// the token itself; a new token cannot cure a bad signature, key or client.
+func TestTokenRenewable(t *testing.T) {
+	for _, tt := range []struct {
+		detail string
+		want   bool
+	}{
+		{"unknown, expired or revoked token", true},
+		{"token expired", true},
+		{"token evicted: the client has more than 20 live tokens (each new one evicts the oldest); reuse a token until it expires", true},
+		{"signature mismatch", false},
+		{"nonce already used", false},
+		{"missing or wrong api-key", false},
+		{"client disabled", false},
+		{"client expired", false},
+		{"malformed token", false},
+		{"X-Timestamp is +75 s off the server clock; the allowed skew is 60 s either way", false},
+		{"", false},
+	} {
+		if got := auth.TokenRenewable(tt.detail); got != tt.want {
+			t.Errorf("TokenRenewable(%q) = %v, want %v", tt.detail, got, tt.want)
+		}
 	}
 }
 
@@ -169,8 +205,12 @@ func TestTwentyFirstTokenEvictsTheOldestEvenWhenCached(t *testing.T) {
 		}
 		f.clock.Advance(time.Second)
 	}
-	if _, err := f.svc.Authenticate(ctx, tokens[0]); market.KindOf(err) != market.KindUnauthorized {
+	_, err := f.svc.Authenticate(ctx, tokens[0])
+	if market.KindOf(err) != market.KindUnauthorized {
 		t.Fatalf("oldest token after the 21st issuance: kind %v, want unauthorized", market.KindOf(err))
+	}
+	if d := detailOf(err); !strings.HasPrefix(d, "token evicted: the client has more than 20 live tokens") || !auth.TokenRenewable(d) {
+		t.Fatalf("evicted token's detail = %q (renewable %v), want it to say evicted", d, auth.TokenRenewable(d))
 	}
 	for i, tok := range tokens[1:] {
 		if _, err := f.svc.Authenticate(ctx, tok); err != nil {
