@@ -8,19 +8,49 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mdqs/metrics"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"mdqs/upstream"
 )
 
-// routeStats are one registered route's request figures. They are created
-// when the route is registered, so the hot path only looks up its status
-// counter.
+// httpMetrics are the request figures of every route, for /metrics.
+type httpMetrics struct {
+	requests *prometheus.CounterVec   // route, method, code
+	duration *prometheus.HistogramVec // route
+	bytes    *prometheus.CounterVec   // route
+	inFlight atomic.Int64
+}
+
+func newHTTPMetrics() *httpMetrics {
+	return &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdqs_http_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status code. Paths no route matches count under route=\"unmatched\".",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mdqs_http_request_duration_seconds",
+			Help:    "Time from the request's arrival at its route to the handler's return, by route.",
+			Buckets: upstream.LatencyBuckets,
+		}, []string{"route"}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdqs_http_response_bytes_total",
+			Help: "Response body bytes written, by route.",
+		}, []string{"route"}),
+	}
+}
+
+// routeStats are one registered route's request figures. Their series are
+// looked up when the route is registered, so the hot path only finds its
+// status counter in a small map (a vector's label lookup hashes the labels
+// on every call).
 type routeStats struct {
-	route   string
-	latency *metrics.Histogram
-	bytes   atomic.Uint64
+	route    string
+	latency  prometheus.Observer
+	bytes    prometheus.Counter
+	requests *prometheus.CounterVec // curried with the route
 
 	mu    sync.RWMutex
-	count map[methodStatus]*atomic.Uint64
+	count map[methodStatus]prometheus.Counter
 }
 
 type methodStatus struct {
@@ -28,13 +58,19 @@ type methodStatus struct {
 	status int
 }
 
-func newRouteStats(route string) *routeStats {
-	return &routeStats{route: route, latency: metrics.NewHistogram(metrics.LatencyBuckets), count: map[methodStatus]*atomic.Uint64{}}
+func (m *httpMetrics) route(route string) *routeStats {
+	return &routeStats{
+		route:    route,
+		latency:  m.duration.WithLabelValues(route),
+		bytes:    m.bytes.WithLabelValues(route),
+		requests: m.requests.MustCurryWith(prometheus.Labels{"route": route}),
+		count:    map[methodStatus]prometheus.Counter{},
+	}
 }
 
 func (rs *routeStats) record(method string, status int, d time.Duration, n int64) {
-	rs.latency.ObserveDuration(d)
-	rs.bytes.Add(uint64(n))
+	rs.latency.Observe(d.Seconds())
+	rs.bytes.Add(float64(n))
 	k := methodStatus{methodLabel(method), status}
 	rs.mu.RLock()
 	c := rs.count[k]
@@ -42,12 +78,12 @@ func (rs *routeStats) record(method string, status int, d time.Duration, n int64
 	if c == nil {
 		rs.mu.Lock()
 		if c = rs.count[k]; c == nil {
-			c = new(atomic.Uint64)
+			c = rs.requests.WithLabelValues(k.method, strconv.Itoa(status))
 			rs.count[k] = c
 		}
 		rs.mu.Unlock()
 	}
-	c.Add(1)
+	c.Inc()
 }
 
 // methodLabel keeps the method label's values few: a client can send any
@@ -104,11 +140,11 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) instrument(rs *routeStats, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now() // wall time: the pinned test clock must not make durations zero
-		s.inFlight.Add(1)
+		s.http.inFlight.Add(1)
 		sw := &statusWriter{ResponseWriter: w}
 		completed := false
 		defer func() {
-			s.inFlight.Add(-1)
+			s.http.inFlight.Add(-1)
 			status := sw.status
 			switch {
 			case !completed:

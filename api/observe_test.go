@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -30,13 +31,13 @@ func (h *harness) scrape() map[string]*dto.MetricFamily {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/plain; version=0.0.4; charset=utf-8" {
+	// client_golang adds the name escaping it used; the format is the text
+	// format 0.0.4 all the same.
+	mt, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if res.StatusCode != 200 || err != nil || mt != "text/plain" || params["version"] != "0.0.4" {
 		h.t.Fatalf("/metrics: %d %q %s", res.StatusCode, res.Header.Get("Content-Type"), raw)
 	}
-	prev := model.NameValidationScheme
-	model.NameValidationScheme = model.LegacyValidation
-	defer func() { model.NameValidationScheme = prev }()
-	var p expfmt.TextParser
+	p := expfmt.NewTextParser(model.LegacyValidation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
 		h.t.Fatalf("the exposition does not parse: %v\n%s", err, raw)

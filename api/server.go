@@ -6,10 +6,10 @@ package api
 import (
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"mdqs/auth"
 	"mdqs/bridge"
@@ -62,9 +62,10 @@ type Server struct {
 	registered []string // "METHOD /path", for the contract test
 
 	started      time.Time
-	inFlight     atomic.Int64
-	routeStats   []*routeStats // in registration order, for /metrics
-	unmatched    *routeStats   // 404 and 405 answers, whatever the path
+	http         *httpMetrics
+	registry     *prometheus.Registry // what GET /metrics serves
+	routeStats   []*routeStats        // in registration order
+	unmatched    *routeStats          // 404 and 405 answers, whatever the path
 	clientLimits *buckets
 	tokenLimits  *buckets
 }
@@ -76,9 +77,11 @@ func New(d Deps) *Server {
 	if d.Clock == nil {
 		d.Clock = market.SystemClock{}
 	}
-	s := &Server{Deps: d, log: d.Log, started: time.Now(), unmatched: newRouteStats("unmatched"),
+	s := &Server{Deps: d, log: d.Log, started: time.Now(), http: newHTTPMetrics(),
 		clientLimits: newBuckets(d.Limits.Client, d.Limits.Clients, d.Clock),
 		tokenLimits:  newBuckets(d.Limits.Token, nil, d.Clock)}
+	s.unmatched = s.http.route("unmatched")
+	s.registry = s.newRegistry()
 	r := httprouter.New()
 	// A JSON API answers a wrong path with 404, not with a redirect a
 	// script would follow to a different resource.
@@ -194,7 +197,7 @@ func (s *Server) statsFor(path string) *routeStats {
 			return rs
 		}
 	}
-	rs := newRouteStats(path)
+	rs := s.http.route(path)
 	s.routeStats = append(s.routeStats, rs)
 	return rs
 }

@@ -8,8 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"mdqs/market"
 )
+
+// observed is how many calls a latency histogram has counted.
+func observed(h prometheus.Histogram) uint64 {
+	var m dto.Metric
+	if err := h.Write(&m); err != nil {
+		return 0
+	}
+	return m.GetHistogram().GetSampleCount()
+}
 
 // The circuit opens after BreakerFailures failed calls in a row, refuses
 // calls without touching the network until the cooldown ends, lets exactly
@@ -63,7 +75,7 @@ func TestBreakerOpensRefusesProbesAndCloses(t *testing.T) {
 		t.Fatalf("an open circuit sent a request (%d)", rec.count())
 	}
 	if st := c.Status(); st.Rejected != 1 || st.Failures != 3 || st.LastErrorKind != KindHTTPStatus ||
-		st.FailuresByKind[KindHTTPStatus] != 3 || len(st.FailuresByKind) != 1 || st.Latency.Count != 3 || st.Calls != 4 {
+		st.FailuresByKind[KindHTTPStatus] != 3 || len(st.FailuresByKind) != 1 || observed(st.Latency) != 3 || st.Calls != 4 {
 		t.Errorf("status after a refusal: %+v", st)
 	}
 

@@ -101,6 +101,9 @@ func NewEastMoneyNews(cfg NewsConfig, lims *Limiters, clock market.Clock) (*East
 	if err != nil {
 		return nil, err
 	}
+	// One source to the operator: both hosts' calls go into one latency
+	// histogram.
+	notices.status.latency = fast.status.latency
 	return &EastMoneyNews{fast: fast, notices: notices, column: cfg.FastColumn}, nil
 }
 
@@ -109,7 +112,6 @@ func (c *EastMoneyNews) Status() Status {
 	s := c.fast.snapshot()
 	n := c.notices.snapshot()
 	s.absorbBreaker(n)
-	s.Latency = s.Latency.Merge(n.Latency)
 	for k, v := range n.FailuresByKind {
 		if s.FailuresByKind == nil {
 			s.FailuresByKind = map[Kind]int64{}

@@ -5,8 +5,14 @@ import (
 	"sync"
 	"time"
 
-	"mdqs/metrics"
+	"github.com/prometheus/client_golang/prometheus"
 )
+
+// LatencyBuckets are the upper bounds, in seconds, of the call latency
+// histogram, and of the API's request latency histogram too, so the two
+// compare bucket by bucket: sub-millisecond cache hits up to upstream
+// timeouts. Dashboards name them in le="...": do not change them.
+var LatencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
 // Status is one source's health as the health endpoint shows it. Calls are
 // client method calls (one snapshot, one K-line fetch), whatever the pages
@@ -38,18 +44,25 @@ type Status struct {
 	Rejected        int64        `json:"rejected"`
 	// FailuresByKind splits Failures by error kind.
 	FailuresByKind map[Kind]int64 `json:"failures_by_kind,omitempty"`
-	// Latency is every counted call's duration, for /metrics.
-	Latency metrics.HistogramSnapshot `json:"-"`
+	// Latency is every counted call's duration, for /metrics: the live
+	// histogram (safe for concurrent use), not a copy, since /metrics
+	// reads its buckets once per scrape anyway.
+	Latency prometheus.Histogram `json:"-"`
 }
 
 type tracker struct {
 	mu      sync.Mutex
 	s       Status
-	latency *metrics.Histogram
+	latency prometheus.Histogram
 }
 
 func newTracker(source string) *tracker {
-	return &tracker{s: Status{Source: source}, latency: metrics.NewHistogram(metrics.LatencyBuckets)}
+	return &tracker{s: Status{Source: source}, latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:        "mdqs_upstream_call_duration_seconds",
+		Help:        "Upstream call latency, retries and backoff included.",
+		ConstLabels: prometheus.Labels{"source": source},
+		Buckets:     LatencyBuckets,
+	})}
 }
 
 func (t *tracker) snapshot() Status {
@@ -57,7 +70,7 @@ func (t *tracker) snapshot() Status {
 	defer t.mu.Unlock()
 	s := t.s
 	s.FailuresByKind = maps.Clone(t.s.FailuresByKind)
-	s.Latency = t.latency.Snapshot()
+	s.Latency = t.latency
 	return s
 }
 
@@ -84,7 +97,7 @@ func (t *tracker) done(start, end time.Time, err error) {
 		return
 	}
 	t.s.LastLatency = end.Sub(start)
-	t.latency.ObserveDuration(t.s.LastLatency)
+	t.latency.Observe(t.s.LastLatency.Seconds())
 	if err == nil {
 		t.s.ConsecutiveFailures = 0
 		t.s.LastSuccess = end
