@@ -81,6 +81,12 @@ func FuzzEndpoints(f *testing.F) {
 		if strings.Contains(r, " /test/") {
 			continue // the harness's own routes, /test/panic among them
 		}
+		if strings.Contains(r, " /debug/pprof/") {
+			// A profile costs the seconds it is asked for (30 by default):
+			// a fuzzer would spend its time waiting. pprof_test.go checks
+			// their parameters.
+			continue
+		}
 		routes = append(routes, r)
 	}
 	slices.Sort(routes)

@@ -130,6 +130,7 @@ func (s *Server) routes() {
 	s.public(http.MethodGet, "/v1/api/health/db", s.handleHealthDB)
 	s.public(http.MethodGet, "/v1/api/health/sources", s.handleHealthSources)
 	s.register(http.MethodGet, "/metrics", s.handleMetrics())
+	s.pprofRoutes()
 
 	s.protected(http.MethodGet, "/v1/api/whoami", "", s.handleWhoami)
 
