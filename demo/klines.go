@@ -68,8 +68,10 @@ func (m *Market) path(p *dayPath, s *stock, sr *series, i int) {
 func (m *Market) dailyBarOf(p *dayPath, s *stock, sr *series, i int) market.Bar {
 	k := i - s.first
 	if sr.bars[k].TS == 0 {
-		m.path(p, s, sr, i)
-		sr.bars[k] = dailyBar(m.days[i], p.state(sr.prevClose(s, i), 240), s.fsF)
+		d := m.days[i]
+		prev, close := sr.prevClose(s, i), sr.closes[k]
+		vday := dailyVolume(s, d, prev, close)
+		sr.bars[k] = m.dayOf(s, d, prev, close, vday).bar(d, close, vday, s.fsF)
 	}
 	return sr.bars[k]
 }

@@ -24,6 +24,7 @@ const (
 	tagIntraday
 	tagBridge
 	tagConcepts
+	tagDay // a stock's daily range, amount and flow (intraday.go dayOf)
 )
 
 const golden = 0x9e3779b97f4a7c15

@@ -54,11 +54,20 @@ type Runner struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	started bool
+
+	// caughtUp closes once every RunAtStart job has finished its first
+	// run: what was missed while the service was down is done.
+	caughtUp chan struct{}
+	first    sync.WaitGroup
 }
 
 func NewRunner(log *slog.Logger, clock market.Clock) *Runner {
-	return &Runner{log: log, clock: clock, status: map[string]*Status{}}
+	return &Runner{log: log, clock: clock, status: map[string]*Status{}, caughtUp: make(chan struct{})}
 }
+
+// CaughtUp is closed once every job that runs at start has finished its
+// first run (or the runner was stopped): the service holds its data.
+func (r *Runner) CaughtUp() <-chan struct{} { return r.caughtUp }
 
 // Add registers a job; call before Start.
 func (r *Runner) Add(j Job) {
@@ -78,9 +87,16 @@ func (r *Runner) Start(ctx context.Context) {
 	r.started = true
 	ctx, r.cancel = context.WithCancel(ctx)
 	for _, j := range r.jobs {
+		if j.RunAtStart {
+			r.first.Add(1)
+		}
 		r.wg.Add(1)
 		go r.loop(ctx, j)
 	}
+	go func() {
+		r.first.Wait()
+		close(r.caughtUp)
+	}()
 }
 
 // Stop cancels every job and waits for running ones to return.
@@ -98,6 +114,7 @@ func (r *Runner) loop(ctx context.Context, j Job) {
 	defer r.wg.Done()
 	if j.RunAtStart {
 		r.RunNow(ctx, j.Name)
+		r.first.Done()
 	}
 	t := time.NewTicker(j.Interval)
 	defer t.Stop()

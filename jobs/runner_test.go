@@ -105,3 +105,26 @@ func TestStopCancelsARunningJob(t *testing.T) {
 		t.Fatal("Stop did not return while a job waited on its context")
 	}
 }
+
+// CaughtUp closes when every job that runs at start has run once, not
+// before, and whatever jobs without a start run do.
+func TestCaughtUpAfterEveryStartRun(t *testing.T) {
+	r := NewRunner(quiet(), market.NewFixedClock(time.Now()))
+	release := make(chan struct{})
+	r.Add(Job{Name: "slow", Interval: time.Hour, RunAtStart: true, Run: func(ctx context.Context) error { <-release; return nil }})
+	r.Add(Job{Name: "fast", Interval: time.Hour, RunAtStart: true, Run: func(ctx context.Context) error { return nil }})
+	r.Add(Job{Name: "later", Interval: time.Hour, Run: func(ctx context.Context) error { return nil }})
+	r.Start(context.Background())
+	defer r.Stop()
+	select {
+	case <-r.CaughtUp():
+		t.Fatal("caught up while a start run is still going")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-r.CaughtUp():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not caught up after every start run finished")
+	}
+}

@@ -1,10 +1,15 @@
 package kline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
 
 	"mdqs/db"
 	"mdqs/indicator"
@@ -21,10 +26,15 @@ const SignalLookback = 120
 // EODConfig tunes the end-of-day work.
 type EODConfig struct {
 	// SeedDays, when positive, makes sure every stock of the quote list has
-	// that many days of daily history before deriving (cheap with the demo
-	// market; with real upstreams history comes from backfill or the
-	// terminal's files instead).
+	// that many days of daily history before deriving; with History, the
+	// derivation reads that many days from it instead of from the store.
+	// With real upstreams history comes from backfill or the terminal's
+	// files.
 	SeedDays int
+	History  HistorySource
+	// Derived, when set, learns that a day's signals and chips were stored
+	// (the screens' frame reloads them).
+	Derived func(day market.Day)
 }
 
 // EndOfDay makes the last complete day final in the store:
@@ -52,7 +62,21 @@ func (s *Service) EndOfDay(ctx context.Context, quotes QuoteSource, cfg EODConfi
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if cfg.SeedDays > 0 && len(codes) > 0 {
+	defer func() {
+		if cfg.Derived == nil {
+			return
+		}
+		if done, err := s.store.HasDerived(ctx, day); err == nil && done {
+			cfg.Derived(day)
+		}
+	}()
+	switch {
+	case cfg.SeedDays > 0 && cfg.History != nil:
+		if err := s.deriveFromHistory(ctx, cfg.History, day, cfg.SeedDays); err != nil {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	case cfg.SeedDays > 0 && len(codes) > 0:
 		from := day
 		for range cfg.SeedDays - 1 {
 			from = s.cal.Prev(from)
@@ -165,60 +189,173 @@ func (s *Service) Derive(ctx context.Context, day market.Day) error {
 	for range SignalLookback + 10 {
 		from = s.cal.Prev(from)
 	}
-	now := s.clock.Now()
-	var signals []db.Signal
-	chips := map[int][]db.Chip{}
-	var calc indicator.ChipCalculator
-	var closes, trend []float64
+	d := newDeriver(day, s.clock.Now())
 	err := s.store.EachDailySeries(ctx, from.Start().Unix(), func(code string, bars []market.Bar) error {
-		if len(bars) == 0 || bars[len(bars)-1].Day != day {
-			return nil // no bar of the day: suspended, or not quoted
-		}
-		sig := db.Signal{Code: code, Day: day, Close: bars[len(bars)-1].Close, Pct: math.NaN(), ComputedAt: now}
-		if n := len(bars); n > 1 && bars[n-2].Close > 0 {
-			sig.Pct = (bars[n-1].Close/bars[n-2].Close - 1) * 100
-		}
-		m, _ := indicator.MicroMomentum(bars, market.Daily, nil) // NaNs with fewer than 6 bars
-		sig.MicroVolRatio, sig.VolAcc, sig.TimeAdjustedVolRatio, sig.PriceSpeedRatio = m.MicroVolRatio, m.VolAcc, m.TimeAdjustedVolRatio, m.PriceSpeedRatio
-		sig.TrendStrength = math.NaN()
-		if len(bars) >= indicator.DefaultTrendPeriod {
-			closes = closes[:0]
-			for _, b := range bars {
-				closes = append(closes, b.Close)
-			}
-			var err error
-			if trend, err = indicator.TrendStrength(trend, closes, indicator.DefaultTrendPeriod); err == nil {
-				sig.TrendStrength = trend[len(trend)-1]
-			}
-		}
-		signals = append(signals, sig)
-		for _, w := range ChipWindows {
-			cm, err := calc.Compute(bars, indicator.ChipParams{Window: w})
-			if err != nil {
-				continue
-			}
-			chips[w] = append(chips[w], db.Chip{Code: code, Days: cm.Days, Close: cm.Close, AvgCost: cm.AvgCost, ProfitRatio: cm.ProfitRatio,
-				Cost70Low: cm.Cost70Low, Cost70High: cm.Cost70High, Concentration70: cm.Concentration70,
-				Cost90Low: cm.Cost90Low, Cost90High: cm.Cost90High, Concentration90: cm.Concentration90, PeakPrice: cm.PeakPrice})
-		}
+		d.add(code, slices.Clone(bars)) // the reader reuses its slice
 		return nil
 	})
-	if err != nil {
-		return err
+	return s.saveDerived(ctx, d.wait(), err)
+}
+
+// saveDerived stores what a deriver computed, unless reading the bars
+// failed.
+func (s *Service) saveDerived(ctx context.Context, out derived, readErr error) error {
+	if readErr != nil {
+		return readErr
 	}
-	if len(signals) == 0 {
+	if len(out.signals) == 0 {
 		return nil
 	}
-	if err := s.store.SaveSignals(ctx, day, signals); err != nil {
+	if err := s.store.SaveSignals(ctx, out.day, out.signals); err != nil {
 		return err
 	}
 	for _, w := range ChipWindows {
-		if err := s.store.SaveChips(ctx, day, w, chips[w], now); err != nil {
+		if err := s.store.SaveChips(ctx, out.day, w, out.chips[w], out.at); err != nil {
 			return err
 		}
 	}
-	s.log.Info("derived daily signals and chip metrics", "day", day, "stocks", len(signals))
+	s.log.Info("derived daily signals and chip metrics", "day", out.day, "stocks", len(out.signals))
 	return nil
+}
+
+// derived is one day's signals and chip metrics of the whole market.
+type derived struct {
+	day     market.Day
+	at      time.Time
+	signals []db.Signal
+	chips   map[int][]db.Chip
+}
+
+// deriver computes stocks' signals and chips on every core while their
+// bars are still being read: the chips over 120 days are most of the
+// end-of-day work. Results come back in the order the stocks were added.
+type deriver struct {
+	day  market.Day
+	at   time.Time
+	in   chan deriveJob
+	done chan derived
+	next int // the next stock's place (add is called from one goroutine)
+}
+
+type deriveJob struct {
+	seq  int
+	code string
+	bars []market.Bar
+}
+
+type deriveResult struct {
+	seq   int
+	sig   db.Signal
+	chips map[int]db.Chip
+}
+
+func newDeriver(day market.Day, at time.Time) *deriver {
+	d := &deriver{day: day, at: at, in: make(chan deriveJob, 256), done: make(chan derived, 1)}
+	results := make(chan deriveResult, 256)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var calc indicator.ChipCalculator
+			var closes, trend []float64
+			for j := range d.in {
+				if r, ok := deriveOne(&calc, &closes, &trend, j, day, at); ok {
+					results <- r
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	go func() {
+		var all []deriveResult
+		for r := range results {
+			all = append(all, r)
+		}
+		slices.SortFunc(all, func(a, b deriveResult) int { return cmp.Compare(a.seq, b.seq) })
+		out := derived{day: day, at: at, chips: map[int][]db.Chip{}}
+		for _, r := range all {
+			out.signals = append(out.signals, r.sig)
+			for _, w := range ChipWindows {
+				if c, ok := r.chips[w]; ok {
+					out.chips[w] = append(out.chips[w], c)
+				}
+			}
+		}
+		d.done <- out
+	}()
+	return d
+}
+
+// add queues one stock's daily bars, oldest first, ending on the day.
+func (d *deriver) add(code string, bars []market.Bar) {
+	d.in <- deriveJob{seq: d.next, code: code, bars: bars}
+	d.next++
+}
+
+// wait is every stock's results, once all are added.
+func (d *deriver) wait() derived {
+	close(d.in)
+	return <-d.done
+}
+
+// deriveOne is one stock's signal and chips of day; ok is false when the
+// stock has no bar of the day (suspended, or not quoted).
+func deriveOne(calc *indicator.ChipCalculator, closes, trend *[]float64, j deriveJob, day market.Day, at time.Time) (deriveResult, bool) {
+	bars := j.bars
+	if len(bars) == 0 || bars[len(bars)-1].Day != day {
+		return deriveResult{}, false
+	}
+	sig := db.Signal{Code: j.code, Day: day, Close: bars[len(bars)-1].Close, Pct: math.NaN(), ComputedAt: at}
+	if n := len(bars); n > 1 && bars[n-2].Close > 0 {
+		sig.Pct = (bars[n-1].Close/bars[n-2].Close - 1) * 100
+	}
+	m, _ := indicator.MicroMomentum(bars, market.Daily, nil) // NaNs with fewer than 6 bars
+	sig.MicroVolRatio, sig.VolAcc, sig.TimeAdjustedVolRatio, sig.PriceSpeedRatio = m.MicroVolRatio, m.VolAcc, m.TimeAdjustedVolRatio, m.PriceSpeedRatio
+	sig.TrendStrength = math.NaN()
+	if len(bars) >= indicator.DefaultTrendPeriod {
+		*closes = (*closes)[:0]
+		for _, b := range bars {
+			*closes = append(*closes, b.Close)
+		}
+		var err error
+		if *trend, err = indicator.TrendStrength(*trend, *closes, indicator.DefaultTrendPeriod); err == nil {
+			sig.TrendStrength = (*trend)[len(*trend)-1]
+		}
+	}
+	r := deriveResult{seq: j.seq, sig: sig, chips: map[int]db.Chip{}}
+	for _, w := range ChipWindows {
+		cm, err := calc.Compute(bars, indicator.ChipParams{Window: w})
+		if err != nil {
+			continue
+		}
+		r.chips[w] = db.Chip{Code: j.code, Days: cm.Days, Close: cm.Close, AvgCost: cm.AvgCost, ProfitRatio: cm.ProfitRatio,
+			Cost70Low: cm.Cost70Low, Cost70High: cm.Cost70High, Concentration70: cm.Concentration70,
+			Cost90Low: cm.Cost90Low, Cost90High: cm.Cost90High, Concentration90: cm.Concentration90, PeakPrice: cm.PeakPrice}
+	}
+	return r, true
+}
+
+// HistorySource gives a whole market's daily history in one pass: the demo
+// market, whose stock-by-stock history is far dearer.
+type HistorySource interface {
+	EachDailyHistory(ctx context.Context, day market.Day, n int, fn func(code market.Code, bars []market.Bar) error) error
+}
+
+// deriveFromHistory derives the day from n days of every stock's daily
+// bars from a history source, as they are made, without reading or
+// writing the store: the demo market makes a whole market's 130 days in
+// about half a second, while storing them first took about 3 s (the
+// store fills as requests read bars through it).
+func (s *Service) deriveFromHistory(ctx context.Context, hist HistorySource, day market.Day, n int) error {
+	d := newDeriver(day, s.clock.Now())
+	err := hist.EachDailyHistory(ctx, day, n, func(code market.Code, bars []market.Bar) error {
+		d.add(code.String(), bars)
+		return nil
+	})
+	return s.saveDerived(ctx, d.wait(), err)
 }
 
 // Progress reports a backfill's advance.

@@ -36,6 +36,13 @@ type HotRanks interface {
 // MA60 plus a margin for suspensions.
 const historyDays = 80
 
+// History gives a whole market's daily history in one pass (the demo
+// market): the frame reads it there rather than from the store, which
+// holds only what requests have read through it.
+type History interface {
+	EachDailyHistory(ctx context.Context, day market.Day, n int, fn func(code market.Code, bars []market.Bar) error) error
+}
+
 // Frame is the market's data in memory, so a screen reads nothing per
 // stock: the daily history, chips, signals and membership are loaded once
 // per trading day in a few whole-market queries, and the quote snapshot at
@@ -45,6 +52,7 @@ type Frame struct {
 	quotes     QuoteSource
 	membership Membership // may be nil
 	hot        HotRanks   // may be nil
+	history    History    // may be nil: the store's daily bars
 	clock      market.Clock
 	cal        *market.Calendar
 	quoteAge   time.Duration
@@ -72,6 +80,18 @@ type staticFields struct {
 
 func NewFrame(store *db.Store, quotes QuoteSource, membership Membership, hot HotRanks, cal *market.Calendar, clock market.Clock, quoteAge time.Duration) *Frame {
 	return &Frame{store: store, quotes: quotes, membership: membership, hot: hot, cal: cal, clock: clock, quoteAge: quoteAge}
+}
+
+// ReadHistoryFrom makes the frame read its daily part from h, not the store.
+// Call before the frame is used.
+func (f *Frame) ReadHistoryFrom(h History) { f.history = h }
+
+// Invalidate makes the next screen load the daily part again: the
+// end-of-day job has derived the day's chips and signals.
+func (f *Frame) Invalidate() {
+	f.mu.Lock()
+	f.daily = nil
+	f.mu.Unlock()
 }
 
 // Rows returns every stock of the snapshot as a Row, with the indicators
@@ -155,7 +175,7 @@ func (f *Frame) loadDaily(ctx context.Context, day market.Day) (map[string]*stoc
 		from = f.cal.Prev(from)
 	}
 	daily := map[string]*stockHistory{}
-	err := f.store.EachDailySeries(ctx, from.Start().Unix(), func(code string, bars []market.Bar) error {
+	keep := func(code string, bars []market.Bar) error {
 		h := &stockHistory{}
 		for _, b := range bars {
 			h.days = append(h.days, b.Day)
@@ -163,7 +183,15 @@ func (f *Frame) loadDaily(ctx context.Context, day market.Day) (map[string]*stoc
 		}
 		daily[code] = h
 		return nil
-	})
+	}
+	var err error
+	if f.history != nil {
+		err = f.history.EachDailyHistory(ctx, day, historyDays+1, func(code market.Code, bars []market.Bar) error {
+			return keep(code.String(), bars)
+		})
+	} else {
+		err = f.store.EachDailySeries(ctx, from.Start().Unix(), keep)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
