@@ -436,7 +436,15 @@ func sourceNames(cfg config.Config) string {
 func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	var level slog.Level
 	level.UnmarshalText([]byte(c.Level))
-	opts := &slog.HandlerOptions{Level: level}
+	// Log times are written in the zone the API answers in (Asia/Shanghai,
+	// with its +08:00), whatever the host's zone: a log line and an answer
+	// about the same moment then read the same.
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey && len(groups) == 0 && a.Value.Kind() == slog.KindTime {
+			a.Value = slog.TimeValue(a.Value.Time().In(market.Shanghai()))
+		}
+		return a
+	}}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
