@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"mdqs/cache"
 	"mdqs/jobs"
@@ -73,10 +74,51 @@ func (s *Server) handleHealthSources(w http.ResponseWriter, r *http.Request) err
 		"jobs":     []jobs.Status{},
 	}
 	if s.Sources != nil {
-		out["sources"] = s.Sources()
+		sts := s.Sources()
+		views := make([]sourceHealth, len(sts))
+		for i, st := range sts {
+			views[i] = sourceHealth{Status: st,
+				LastErrorAt: healthTime(st.LastErrorAt), LastSuccess: healthTime(st.LastSuccess), DriftAt: healthTime(st.DriftAt),
+				BreakerOpenedAt: healthTime(st.BreakerOpenedAt), BreakerProbeAt: healthTime(st.BreakerProbeAt)}
+		}
+		out["sources"] = views
 	}
 	if s.Jobs != nil {
-		out["jobs"] = s.Jobs.Statuses()
+		sts := s.Jobs.Statuses()
+		views := make([]jobHealth, len(sts))
+		for i, st := range sts {
+			views[i] = jobHealth{Status: st, LastStart: healthTime(st.LastStart), LastEnd: healthTime(st.LastEnd)}
+		}
+		out["jobs"] = views
 	}
 	return ok(w, out)
+}
+
+// sourceHealth and jobHealth show an upstream's and a job's status with
+// their times as every other time in the API is written, "YYYY-MM-DD
+// HH:MM:SS" in Asia/Shanghai, rather than as each package's time.Time
+// would marshal (RFC 3339 in whatever zone its clock gave, to the
+// nanosecond). Each string field takes the place of the embedded field of
+// the same JSON name: encoding/json lets the shallower one win.
+type sourceHealth struct {
+	upstream.Status
+	LastErrorAt     string `json:"last_error_at,omitempty"`
+	LastSuccess     string `json:"last_success,omitempty"`
+	DriftAt         string `json:"drift_at,omitempty"`
+	BreakerOpenedAt string `json:"breaker_opened_at,omitempty"`
+	BreakerProbeAt  string `json:"breaker_probe_at,omitempty"`
+}
+
+type jobHealth struct {
+	jobs.Status
+	LastStart string `json:"last_start,omitempty"`
+	LastEnd   string `json:"last_end,omitempty"`
+}
+
+// healthTime is t as the API writes times; "" (left out) when unset.
+func healthTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return market.FormatTime(t)
 }
