@@ -26,7 +26,9 @@ func TestRealBinary(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mdqs")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	// -buildvcs=auto as a user's plain go build does (this machine's go env
+	// may turn it off): in a git checkout the binary carries its commit.
+	build := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -40,15 +42,15 @@ func TestRealBinary(t *testing.T) {
 	}
 	defer srv.Process.Kill()
 	logs := bufio.NewReader(stderr)
-	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) mode=demo .*config="built-in defaults"`)
-	var addr string
+	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) mode=demo .*config="built-in defaults" version="?([^" ]+)`)
+	var addr, logged string
 	deadline := time.Now().Add(30 * time.Second)
 	var seen strings.Builder
 	for addr == "" && time.Now().Before(deadline) {
 		line, err := logs.ReadString('\n')
 		seen.WriteString(line)
 		if m := listening.FindStringSubmatch(line); m != nil {
-			addr = m[1]
+			addr, logged = m[1], m[2]
 		}
 		if err != nil {
 			t.Fatalf("server log ended: %v\n%s", err, seen.String())
@@ -57,9 +59,32 @@ func TestRealBinary(t *testing.T) {
 	if addr == "" {
 		t.Fatalf("no listening line:\n%s", seen.String())
 	}
-	out, err := exec.Command(bin, "call", "-addr", addr, "GET", "/v1/api/whoami").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), `"client_id":"demo"`) {
-		t.Fatalf("mdqs call: %v\n%s", err, out)
+	// The version is the build's, in the start log and from mdqs version:
+	// the commit when the build could read it.
+	out, err := exec.Command(bin, "version").Output()
+	version := strings.TrimSpace(strings.TrimPrefix(string(out), "mdqs "))
+	if err != nil || !strings.HasPrefix(version, logged) || strings.HasPrefix(version, "dev ") {
+		t.Fatalf("mdqs version = %q (%v); the start log says %q", out, err, logged)
+	}
+	if head, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil && !strings.Contains(version, string(head[:12])) {
+		t.Errorf("mdqs version = %q, want the commit %s", version, head[:12])
+	}
+
+	// Two calls share one token, cached in the user's cache folder.
+	cache := filepath.Join(dir, "cache")
+	for range 2 {
+		call := exec.Command(bin, "call", "-addr", addr, "GET", "/v1/api/whoami")
+		call.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HOME="+dir)
+		out, err = call.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"client_id":"demo"`) {
+			t.Fatalf("mdqs call: %v\n%s", err, out)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(cache, "mdqs", "tokens", "*.json")); len(files) != 1 {
+		t.Errorf("token cache files under $XDG_CACHE_HOME: %v, want one", files)
+	}
+	if out, err := exec.Command(bin, "--help").Output(); err != nil || !strings.Contains(string(out), "commands:") {
+		t.Errorf("mdqs --help: %v\n%s", err, out)
 	}
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

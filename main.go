@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -54,7 +53,7 @@ func main() {
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		Schema: schemaSQL, Version: version(),
+		Schema: schemaSQL, Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
 	}
 	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
 }
@@ -70,18 +69,29 @@ commands:
   reports   import: financial reports (mdqs reports import -period 2024Q3)
   backfill  fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import    tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
+  service   install | uninstall | start | stop | status: run mdqs serve at boot or login
   version   print the version
 
+Commands other than serve work on an existing database file and say which;
+only client add (and an import given -create) makes a new one.
 Run "mdqs COMMAND -h" for a command's flags.`
 
 func run(ctx context.Context, env cli.Env, args []string) error {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
+		// The command list, not serve's flags: serve is only the default.
+		cmd, args = "help", args[1:]
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, env, args, serveHooks{})
+		// Under the Windows service manager serve answers its controls;
+		// elsewhere this is serve itself.
+		return cli.RunService(ctx, env, func(ctx context.Context, env cli.Env) error {
+			return serve(ctx, env, args, serveHooks{})
+		})
 	case "client":
 		return cli.Clients(ctx, env, args)
 	case "call":
@@ -96,9 +106,10 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Backfill(ctx, env, args)
 	case "import":
 		return cli.Import(ctx, env, args)
+	case "service":
+		return cli.Service(ctx, env, args)
 	case "version":
-		fmt.Fprintln(env.Stdout, "mdqs", env.Version)
-		return nil
+		return cli.Version(env, args)
 	case "help":
 		fmt.Fprintln(env.Stdout, usage)
 		return nil
@@ -134,12 +145,18 @@ type serveHooks struct {
 // serve runs the server until ctx ends.
 func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mdqs serve [-config FILE] [-addr HOST:PORT] [-db FILE]")
+		fs.PrintDefaults()
+	}
 	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)")
 	addr := fs.String("addr", "", "listen address HOST:PORT (overrides server.addr)")
 	dbPath := fs.String("db", "", "database file (overrides server.db; default mdqs-demo.db in demo mode, mdqs.db in live mode)")
-	if err := fs.Parse(args); err != nil {
-		return &cli.ExitError{Code: 2, Err: err}
+	if err := cli.ParseFlags(env, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return cli.Usage("mdqs serve: unexpected argument %q", fs.Arg(0))
 	}
 	cfg, from, err := config.Load(*configPath)
 	if err != nil {
@@ -449,25 +466,6 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-// version is the module version when built from a tagged module, plus the
-// VCS revision when the build recorded one.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "dev"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-	}
-	return v + " " + bi.GoVersion
 }
 
 func rateLimits(l config.Limits) api.Limits {

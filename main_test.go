@@ -304,7 +304,11 @@ func TestCommandLineUsage(t *testing.T) {
 			t.Errorf("mdqs %v: exit %d (%s), want 2", args, code, errs)
 		}
 	}
-	if _, errs, code := mdqs("client", "disable", "-db", filepath.Join(t.TempDir(), "x.db"), "-id", "ghost"); code != 1 || !strings.Contains(errs, "no client") {
+	store := filepath.Join(t.TempDir(), "x.db")
+	if _, errs, code := mdqs("client", "add", "-db", store, "-id", "someone"); code != 0 {
+		t.Fatalf("client add: %s", errs)
+	}
+	if _, errs, code := mdqs("client", "disable", "-db", store, "-id", "ghost"); code != 1 || !strings.Contains(errs, "no client") {
 		t.Errorf("disable an unknown client: %d %q", code, errs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"mdqs/db"
 	"mdqs/kline"
@@ -14,7 +15,7 @@ import (
 	"mdqs/sources"
 )
 
-const backfillUsage = "usage: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D|1m|5m -from YYYY-MM-DD [-to YYYY-MM-DD] [-db FILE] [-config FILE]"
+const backfillUsage = "usage: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D|1m|5m -from YYYY-MM-DD [-to YYYY-MM-DD] [-db FILE] [-config FILE] [-create]"
 
 // minuteWindowDays bounds one fetch of minute bars: the demo market serves
 // at most 250 trading days of them per request (push2his keeps far fewer),
@@ -43,18 +44,13 @@ type backfillRequest struct {
 // backfill is Backfill with a hook called after each code, which tests use
 // to interrupt a run at a known point.
 func backfill(ctx context.Context, env Env, args []string, afterCode func(done int)) error {
-	fs := newFlags("backfill", env)
+	fs := newFlags("backfill", backfillUsage[len("usage: mdqs "):], env)
 	codesArg := fs.String("codes", "", "comma-separated codes (600519.SH, sh600519 or 600519), or all: every stock the source knows (required)")
 	freqArg := fs.String("freq", "D", "bar frequency: D, 1m or 5m")
 	fromArg := fs.String("from", "", "first trade day, YYYY-MM-DD (required)")
 	toArg := fs.String("to", "", "last trade day, YYYY-MM-DD (default: the last complete trading day)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, backfillUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	sf := addStoreFlags(fs, true)
+	if err := ParseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -65,7 +61,7 @@ func backfill(ctx context.Context, env Env, args []string, afterCode func(done i
 		return err
 	}
 
-	cfg, store, err := openConfigured(ctx, env, *configPath, *dbPath, 2)
+	cfg, store, err := openConfigured(ctx, env, sf, 2)
 	if err != nil {
 		return err
 	}
@@ -113,7 +109,7 @@ func backfill(ctx context.Context, env Env, args []string, afterCode func(done i
 		unit = "code-windows"
 		fmt.Fprintf(env.Stdout, "minute bars run as %d windows of up to %d trading days each\n", len(windows), minuteWindowDays)
 	}
-	m := newMeter(env.Stdout, len(codes)*len(windows), unit)
+	m := newMeter(env.Stdout, len(codes)*len(windows), unit, "written", time.Now())
 	logTo.m = m
 	// Say at once that Ctrl-C was heard: the code being fetched still
 	// finishes (its bars and coverage commit together).
@@ -149,15 +145,18 @@ func backfill(ctx context.Context, env Env, args []string, afterCode func(done i
 	m.finish()
 	elapsed := m.elapsed()
 	unchanged := tally.unchanged()
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(tally.written) / s
+	speed := ""
+	if r, ok := rate(tally.written, elapsed); ok {
+		speed = ", " + group(r) + " bars/s"
 	}
-	fmt.Fprintf(env.Stdout, "done: %d of %d codes (%d unknown to the source), %s bars written, %s unchanged (already stored), %.1f s, %s bars/s\n",
+	fmt.Fprintf(env.Stdout, "done: %d of %d codes (%d unknown to the source), %s bars written, %s unchanged (already stored), %.1f s%s\n",
 		tally.codes(), len(codes), unknownCodes(runErr, len(codes), tally.codes()), group(tally.written), group(unchanged),
-		elapsed.Seconds(), group(int(rate)))
+		elapsed.Seconds(), speed)
 	switch {
 	case runErr == nil:
+		if unknown := tally.unvisited(codes); len(unknown) > 0 {
+			return &ExitError{Code: 1, Err: fmt.Errorf("%s unknown to %s: nothing stored for %s", plural(len(unknown), "code is", "codes are"), srcName, listCodes(unknown, 10))}
+		}
 		return nil
 	case ctx.Err() != nil:
 		return &ExitError{Code: 130, Err: fmt.Errorf("interrupted after %d of %d codes: run the same command again to resume", tally.codes(), len(codes))}
@@ -289,6 +288,38 @@ func (t *backfillTally) add(code market.Code, written, stored int) {
 }
 
 func (t *backfillTally) codes() int { return len(t.perCode) }
+
+// unvisited is the codes of the run the source did not know: the service
+// skips them without a word to the progress callback.
+func (t *backfillTally) unvisited(codes []market.Code) []market.Code {
+	var out []market.Code
+	for _, c := range codes {
+		if _, ok := t.perCode[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listCodes names the first max codes and counts the rest.
+func listCodes(codes []market.Code, max int) string {
+	var names []string
+	for _, c := range codes[:min(len(codes), max)] {
+		names = append(names, c.String())
+	}
+	s := strings.Join(names, ", ")
+	if len(codes) > max {
+		s += fmt.Sprintf(" and %d more", len(codes)-max)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
 
 // unchanged is the bars the visited series held before the run: their
 // stored count now less what the run wrote.

@@ -244,3 +244,36 @@ func TestBackfillUsageErrors(t *testing.T) {
 		t.Errorf("-h: %v; want exit 0 and the usage\n%s", err, out)
 	}
 }
+
+// A code the source does not know is an error, after the others are
+// stored, naming it.
+func TestBackfillOfAnUnknownCodeFails(t *testing.T) {
+	env, dbPath, configPath, out := backfillEnv(t)
+	known := map[market.Code]int{}
+	for code, n := range demoDaily(t) {
+		if n > 0 && len(known) == 0 {
+			known[code] = n
+		}
+	}
+	var unknown market.Code
+	for i := 600000; ; i++ {
+		c := market.MustCode(strconv.Itoa(i) + ".SH")
+		if _, ok := demoDaily(t)[c]; !ok {
+			unknown = c
+			break
+		}
+	}
+	var good market.Code
+	for c := range known {
+		good = c
+	}
+	args := []string{"-db", dbPath, "-config", configPath, "-codes", good.String() + "," + unknown.String(), "-from", bfFrom, "-to", bfTo}
+	err := Backfill(context.Background(), env, args)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(err.Error(), unknown.String()) || !strings.Contains(err.Error(), "unknown") {
+		t.Fatalf("backfill of %v and unknown %v: %v; want exit 1 naming it\n%s", good, unknown, err, out)
+	}
+	if total, _ := storedDaily(t, dbPath, known); total != known[good] {
+		t.Fatalf("the known code's bars: %d stored, want %d", total, known[good])
+	}
+}

@@ -18,19 +18,20 @@ import (
 // database (or named in market.holidays_file); a running server reads it at
 // its next start.
 func Calendar(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 {
-		return Usage("usage: mdqs calendar import FILE | status [-db FILE] [-config FILE]")
+	sub, rest, err := subcommand(env, "calendar", args, calendarUsage)
+	if sub == "" {
+		return err
 	}
-	fs := newFlags("calendar "+args[0], env)
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file")
-	switch args[0] {
+	switch sub {
 	case "import":
-		if err := parseFlags(fs, args[1:]); err != nil {
+		fs := newFlags("calendar import", "calendar import [-db FILE] [-config FILE] [-create] FILE   (lines YYYY-MM-DD,name; weekdays only)", env)
+		sf := addStoreFlags(fs, true)
+		if err := ParseFlags(env, fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() != 1 {
-			return Usage("usage: mdqs calendar import [-db FILE] FILE (lines YYYY-MM-DD,name; weekdays only)")
+			fs.Usage()
+			return Usage("mdqs calendar import: want one FILE")
 		}
 		f, err := os.Open(fs.Arg(0))
 		if err != nil {
@@ -48,7 +49,7 @@ func Calendar(ctx context.Context, env Env, args []string) error {
 		if len(list) == 0 {
 			return &ExitError{Code: 1, Err: fmt.Errorf("%s lists no holidays", fs.Arg(0))}
 		}
-		store, err := openStore(ctx, env, *configPath, *dbPath)
+		store, err := openStore(ctx, env, sf, sf.creating(), missingHint)
 		if err != nil {
 			return err
 		}
@@ -60,10 +61,15 @@ func Calendar(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "imported %d holidays for %d-%d; restart the server to use them\n", len(list), first, last)
 		return nil
 	case "status":
-		if err := parseFlags(fs, args[1:]); err != nil {
+		fs := newFlags("calendar status", "calendar status [-db FILE] [-config FILE]", env)
+		sf := addStoreFlags(fs, false)
+		if err := ParseFlags(env, fs, rest); err != nil {
 			return err
 		}
-		store, err := openStore(ctx, env, *configPath, *dbPath)
+		if fs.NArg() != 0 {
+			return Usage("mdqs calendar status: unexpected argument %q", fs.Arg(0))
+		}
+		store, err := openStore(ctx, env, sf, false, "give -db with the server's database file, or run the command in its folder")
 		if err != nil {
 			return err
 		}
@@ -94,5 +100,15 @@ func Calendar(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "today %v: trading day %v, schedule known %v\n", today, cal.IsTradingDay(today), cal.Covers(today))
 		return nil
 	}
-	return Usage("mdqs calendar: unknown command %q (want import or status)", args[0])
+	return Usage("mdqs calendar: unknown command %q (want import or status)", sub)
 }
+
+const calendarUsage = `usage: mdqs calendar COMMAND [flags]
+
+commands:
+  import FILE  store a newly published year of exchange holidays
+               (lines YYYY-MM-DD,name; weekdays only); the server reads
+               imported years at its next start
+  status       show the years the calendar covers, and today
+
+Run "mdqs calendar COMMAND -h" for a command's flags.`

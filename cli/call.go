@@ -14,24 +14,27 @@ import (
 
 	"mdqs/auth"
 	"mdqs/client"
+	"mdqs/market"
 )
 
-// Call runs `mdqs call [flags] METHOD PATH [BODY]`: it gets a token, signs
-// the request, prints the response body and fails on a failure status.
+const callSynopsis = `call [flags] METHOD PATH [BODY]
+  BODY is JSON text, @FILE, or - for standard input; flags may come after
+  the arguments (mdqs call GET /v1/api/whoami -pretty)`
+
+// Call runs `mdqs call [flags] METHOD PATH [BODY]`: it signs the request
+// with a token (the one cached for this address and client while it lasts,
+// else a new one), prints the response body and fails on a failure status.
 func Call(ctx context.Context, env Env, args []string) error {
-	fs := newFlags("call", env)
+	fs := newFlags("call", callSynopsis, env)
 	addr := fs.String("addr", firstNonEmpty(env.Getenv("MDQS_ADDR"), "127.0.0.1:8080"), "server address or URL (env MDQS_ADDR)")
 	id := fs.String("id", env.Getenv("MDQS_CLIENT_ID"), "client id (env MDQS_CLIENT_ID; default the demo client)")
 	secret := fs.String("secret", env.Getenv("MDQS_CLIENT_SECRET"), "client secret (env MDQS_CLIENT_SECRET)")
 	apiKey := fs.String("api-key", env.Getenv("MDQS_API_KEY"), "api-key header (env MDQS_API_KEY)")
 	timeout := fs.Duration("timeout", 60*time.Second, "request timeout")
 	pretty := fs.Bool("pretty", false, "indent the JSON answer")
-	verbose := fs.Bool("v", false, "print the status line to stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: mdqs call [flags] METHOD PATH [BODY]\n  BODY is JSON text, @FILE, or - for standard input")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	verbose := fs.Bool("v", false, "print the status line, and where the token came from, to stderr")
+	useCache := fs.Bool("token-cache", true, "reuse the token of earlier calls to this address as this client, kept in the user's cache folder")
+	if err := ParseFlags(env, fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -59,7 +62,50 @@ func Call(ctx context.Context, env Env, args []string) error {
 	c := client.New(*addr, *id, *secret)
 	c.APIKey = *apiKey
 	c.HTTP.Timeout = *timeout
+	// Only a 401 about the token itself earns a new one: any other would
+	// fail the same way, and the new token would evict one of the client's.
+	c.Renew = func(r *client.Response) bool { return auth.TokenRenewable(detailOf(r)) }
+
+	note := func(format string, args ...any) {
+		if *verbose {
+			fmt.Fprintf(env.Stderr, format+"\n", args...)
+		}
+	}
+	var cache *tokenCache
+	var cached cachedToken
+	if *useCache {
+		if dir, err := tokenCacheDir(env); err != nil {
+			note("token cache: none (%v)", err)
+		} else {
+			tc := newTokenCache(dir, c.BaseURL, *id)
+			cache = &tc
+			if t, ok := tc.load(); ok {
+				cached = t
+				c.SetToken(t.Token, t.Expires)
+			}
+		}
+	}
+
 	resp, err := c.Do(ctx, method, path, body)
+	if cache != nil {
+		held, expires := c.HeldToken()
+		switch {
+		case held == "" || (resp != nil && resp.Status == http.StatusUnauthorized && auth.TokenRenewable(detailOf(resp))):
+			// Refused (or refused again after renewal): keep nothing the
+			// server no longer takes.
+			if cached.Token != "" {
+				cache.drop()
+			}
+		case held == cached.Token:
+			note("token: reused from %s (expires %s)", cache.path, market.FormatTime(expires))
+		default:
+			if serr := cache.save(cachedToken{Token: held, Expires: expires}); serr != nil {
+				fmt.Fprintf(env.Stderr, "mdqs call: the token could not be cached (%v); the next call asks for a new one\n", serr)
+			} else {
+				note("token: new, cached in %s (expires %s)", cache.path, market.FormatTime(expires))
+			}
+		}
+	}
 	var refused *client.TokenError
 	if errors.As(err, &refused) {
 		// Show the token endpoint's own envelope: it says what was wrong.
@@ -86,6 +132,15 @@ func Call(ctx context.Context, env Env, args []string) error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("HTTP %d %s", resp.Status, http.StatusText(resp.Status))}
 	}
 	return nil
+}
+
+// detailOf is the detail of a failure envelope, "" when there is none.
+func detailOf(r *client.Response) string {
+	var env struct {
+		Detail string `json:"detail"`
+	}
+	json.Unmarshal(r.Body, &env)
+	return env.Detail
 }
 
 func readBodyArg(env Env, arg string) ([]byte, error) {

@@ -13,36 +13,59 @@ import (
 
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
+const clientUsage = `usage: mdqs client COMMAND [flags]
+
+commands:
+  add      create or replace a client and print its secret; creates the
+           database when there is none (a first client on a fresh install)
+  list     list the clients and their live tokens
+  disable  disable a client and revoke its tokens
+  enable   enable a disabled client
+
+Each works on -db FILE, else server.db of the configuration (-config), and
+all but add refuse a database file that does not exist.
+Run "mdqs client COMMAND -h" for a command's flags.`
+
+// clientMissing is what to do about a missing store: client commands other
+// than add only read or change clients that must already be there.
+const clientMissing = "give -db with the server's database file, or run the command in its folder (mdqs serve or mdqs client add create it)"
+
 // Clients runs `mdqs client add|list|disable|enable`.
 func Clients(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 {
-		return Usage("usage: mdqs client add|list|disable|enable [flags]")
+	sub, rest, err := subcommand(env, "client", args, clientUsage)
+	if sub == "" {
+		return err
 	}
-	switch args[0] {
+	switch sub {
 	case "add":
-		return clientAdd(ctx, env, args[1:])
+		return clientAdd(ctx, env, rest)
 	case "list":
-		return clientList(ctx, env, args[1:])
+		return clientList(ctx, env, rest)
 	case "disable":
-		return clientSetEnabled(ctx, env, args[1:], false)
+		return clientSetEnabled(ctx, env, rest, false)
 	case "enable":
-		return clientSetEnabled(ctx, env, args[1:], true)
+		return clientSetEnabled(ctx, env, rest, true)
 	}
-	return Usage("mdqs client: unknown command %q (want add, list, disable or enable)", args[0])
+	return Usage("mdqs client: unknown command %q (want add, list, disable or enable)", sub)
 }
 
 func clientAdd(ctx context.Context, env Env, args []string) error {
-	fs := newFlags("client add", env)
+	fs := newFlags("client add", "client add -id ID [-secret S] [-scopes a,b|*] [-expires YYYY-MM-DD] [-api-key K] [-log] [-db FILE] [-config FILE]", env)
 	id := fs.String("id", "", "client id (letters, digits, . _ -; required)")
 	secret := fs.String("secret", "", "client secret (at least 8 characters); generated when absent")
 	scopes := fs.String("scopes", auth.DefaultScopes().String(), "comma-separated scopes, or * for all")
 	expires := fs.String("expires", "", "last day the client may be used, YYYY-MM-DD (Asia/Shanghai); none = never")
 	apiKey := fs.String("api-key", "", "require this api-key header (at least 16 characters)")
 	enableLog := fs.Bool("log", false, "log this client's requests (enable_log)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
-	if err := parseFlags(fs, args); err != nil {
+	sf := storeFlags{
+		db:     fs.String("db", "", "database file (default: server.db of the configuration); created when it does not exist"),
+		config: fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)"),
+	}
+	if err := ParseFlags(env, fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() != 0 {
+		return Usage("mdqs client add: unexpected argument %q", fs.Arg(0))
 	}
 	if !clientIDPattern.MatchString(*id) {
 		return Usage("-id is required: 1-64 letters, digits, '.', '_' or '-'")
@@ -81,7 +104,9 @@ func clientAdd(ctx context.Context, env Env, args []string) error {
 	if *apiKey != "" {
 		c.APIKeyHash = auth.HashToken(*apiKey)
 	}
-	store, err := openStore(ctx, env, *configPath, *dbPath)
+	// A fresh install's first step may be its first client, before any
+	// server has run: add is the one client command that creates the store.
+	store, err := openStore(ctx, env, sf, true, "")
 	if err != nil {
 		return err
 	}
@@ -102,13 +127,15 @@ func clientAdd(ctx context.Context, env Env, args []string) error {
 }
 
 func clientList(ctx context.Context, env Env, args []string) error {
-	fs := newFlags("client list", env)
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file")
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlags("client list", "client list [-db FILE] [-config FILE]", env)
+	sf := addStoreFlags(fs, false)
+	if err := ParseFlags(env, fs, args); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, env, *configPath, *dbPath)
+	if fs.NArg() != 0 {
+		return Usage("mdqs client list: unexpected argument %q", fs.Arg(0))
+	}
+	store, err := openStore(ctx, env, sf, false, clientMissing)
 	if err != nil {
 		return err
 	}
@@ -128,17 +155,19 @@ func clientList(ctx context.Context, env Env, args []string) error {
 
 func clientSetEnabled(ctx context.Context, env Env, args []string, enabled bool) error {
 	name := map[bool]string{true: "enable", false: "disable"}[enabled]
-	fs := newFlags("client "+name, env)
+	fs := newFlags("client "+name, "client "+name+" -id ID [-db FILE] [-config FILE]", env)
 	id := fs.String("id", "", "client id (required)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file")
-	if err := parseFlags(fs, args); err != nil {
+	sf := addStoreFlags(fs, false)
+	if err := ParseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if *id == "" {
 		return Usage("-id is required")
 	}
-	store, err := openStore(ctx, env, *configPath, *dbPath)
+	if fs.NArg() != 0 {
+		return Usage("mdqs client %s: unexpected argument %q", name, fs.Arg(0))
+	}
+	store, err := openStore(ctx, env, sf, false, clientMissing)
 	if err != nil {
 		return err
 	}

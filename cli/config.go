@@ -2,29 +2,43 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"mdqs/config"
 )
 
-const configUsage = "usage: mdqs config defaults | check [-config FILE]"
+const configUsage = `usage: mdqs config COMMAND [flags]
+
+commands:
+  defaults  print the built-in defaults, a commented starting point:
+            mdqs config defaults > config.toml
+  check     read a configuration as serve would and say which mode,
+            database file and address it gives
+
+Run "mdqs config COMMAND -h" for a command's flags.`
 
 // Config runs `mdqs config defaults` (print the built-in defaults, a
 // commented starting point for ./config.toml) and `mdqs config check`
 // (read a configuration as serve would and say which mode, file and
 // sources it gives).
 func Config(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 {
-		return Usage(configUsage)
+	sub, rest, err := subcommand(env, "config", args, configUsage)
+	if sub == "" {
+		return err
 	}
-	fs := newFlags("config "+args[0], env)
+	if sub != "defaults" && sub != "check" {
+		fmt.Fprintln(env.Stderr, configUsage)
+		return Usage("mdqs config: unknown command %q (want defaults or check)", sub)
+	}
+	fs := newFlags("config "+sub, "config "+sub+" [-config FILE]", env)
 	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := ParseFlags(env, fs, rest); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return Usage("mdqs config: unexpected argument %q\n%s", fs.Arg(0), configUsage)
+		return Usage("mdqs config %s: unexpected argument %q", sub, fs.Arg(0))
 	}
-	switch args[0] {
+	switch sub {
 	case "defaults":
 		_, err := env.Stdout.Write(config.Defaults())
 		return err

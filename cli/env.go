@@ -4,12 +4,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"mdqs/config"
@@ -25,6 +29,9 @@ type Env struct {
 	Getenv  func(string) string
 	Schema  string // schema.sql, embedded by main
 	Version string
+	// CacheDir is the user's cache folder (os.UserCacheDir), where mdqs
+	// call keeps its tokens; nil keeps none.
+	CacheDir func() (string, error)
 }
 
 // ExitError carries a process exit status for main to use.
@@ -41,34 +48,153 @@ func Usage(format string, args ...any) error {
 	return &ExitError{Code: 2, Err: fmt.Errorf(format, args...)}
 }
 
-// newFlags builds a flag set that reports errors instead of exiting.
-func newFlags(name string, env Env) *flag.FlagSet {
+// newFlags builds a flag set that reports errors instead of exiting. Its
+// usage, on -h or after a mistake, is "usage: mdqs " + synopsis, then the
+// flags.
+func newFlags(name, synopsis string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mdqs "+synopsis)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+// ParseFlags parses a command's arguments, flags among them in any order
+// (mdqs call GET /path -pretty); "--" ends the flags. Afterwards fs.Args()
+// holds the other arguments. Help asked for (-h) goes to stdout with exit
+// 0; a mistake prints the usage to stderr and exits 2.
+func ParseFlags(env Env, fs *flag.FlagSet, args []string) error {
+	var msgs bytes.Buffer
+	fs.SetOutput(&msgs)
+	defer fs.SetOutput(env.Stderr)
+	var positional []string
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			env.Stdout.Write(msgs.Bytes())
 			return &ExitError{Code: 0, Err: err}
+		case err != nil:
+			env.Stderr.Write(msgs.Bytes())
+			return &ExitError{Code: 2, Err: err}
 		}
-		return &ExitError{Code: 2, Err: err}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
+	// Parsing "--" then the arguments leaves them as fs.Args(), and leaves
+	// the flags as set.
+	return fs.Parse(append([]string{"--"}, positional...))
 }
+
+// isHelp reports a request for help where a subcommand is expected.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// subcommand splits args of a command made of subcommands (client,
+// calendar, ...). With no subcommand it prints usage to stderr (exit 2);
+// asked for help, to stdout (exit 0); either way sub is "".
+func subcommand(env Env, name string, args []string, usage string) (sub string, rest []string, err error) {
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(env.Stderr, usage)
+		return "", nil, Usage("mdqs %s: no command given", name)
+	case isHelp(args[0]):
+		fmt.Fprintln(env.Stdout, usage)
+		return "", nil, nil
+	}
+	return args[0], args[1:], nil
+}
+
+// storeFlags are the flags of a command that opens the store.
+type storeFlags struct {
+	db, config *string
+	create     *bool // nil: the command never creates a store
+}
+
+// addStoreFlags adds -db and -config, and -create when the command may
+// make a new store when asked.
+func addStoreFlags(fs *flag.FlagSet, creatable bool) storeFlags {
+	f := storeFlags{
+		db:     fs.String("db", "", "database file (default: server.db of the configuration); it must exist"),
+		config: fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)"),
+	}
+	if creatable {
+		f.create = fs.Bool("create", false, "create the database file when it does not exist")
+	}
+	return f
+}
+
+func (f storeFlags) creating() bool { return f.create != nil && *f.create }
+
+// checkStore says which database file a command uses, and refuses a
+// missing one unless create: a command run in the wrong folder must not
+// leave an empty database there and answer from it. It reports whether the
+// file is new.
+func checkStore(env Env, path string, create bool, hint string) (isNew bool, err error) {
+	if strings.HasPrefix(path, "file:") {
+		return false, nil // a URI: SQLite resolves it
+	}
+	shown := path
+	if abs, err := filepath.Abs(path); err == nil {
+		shown = abs
+	}
+	_, err = os.Stat(path)
+	switch {
+	case err == nil:
+		fmt.Fprintln(env.Stderr, "database "+shown)
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, &ExitError{Code: 1, Err: fmt.Errorf("database %s: %w", shown, err)}
+	case !create:
+		return false, &ExitError{Code: 1, Err: fmt.Errorf("database %s does not exist: %s", shown, hint)}
+	}
+	return true, nil
+}
+
+// announceCreated says a command made a new store, once it has.
+func announceCreated(env Env, path string) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	fmt.Fprintf(env.Stderr, "created %s (a new database)\n", path)
+}
+
+// missingHint is what to do about a missing store, for commands that can
+// create one with -create.
+const missingHint = "give -db with an existing file, run the command in the folder of the server's database, or add -create to start a new one"
 
 // openStore opens the database a command that holds no market data works
 // on (clients, the calendar): -db when given, else the configuration's.
-func openStore(ctx context.Context, env Env, configPath, dbPath string) (*db.Store, error) {
+// A missing file is an error unless create.
+func openStore(ctx context.Context, env Env, f storeFlags, create bool, hint string) (*db.Store, error) {
+	dbPath := *f.db
 	if dbPath == "" {
-		cfg, _, err := config.Load(configPath)
+		cfg, _, err := config.Load(*f.config)
 		if err != nil {
 			return nil, err
 		}
 		dbPath = cfg.DBPath()
 	}
-	return db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
+	isNew, err := checkStore(env, dbPath, create, hint)
+	if err != nil {
+		return nil, err
+	}
+	store, err := db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
+	if err == nil && isNew {
+		announceCreated(env, dbPath)
+	}
+	return store, err
 }
 
 // commandBusyTimeout is how long a command waits for the write lock of a
@@ -80,21 +206,22 @@ const commandBusyTimeout = time.Minute
 
 // openConfigured loads the configuration (-config, else ./config.toml, else
 // the built-in defaults), points it at -db when given, and opens that store
-// for the market the configuration's mode serves, as the server would.
-func openConfigured(ctx context.Context, env Env, configPath, dbPath string, readers int) (config.Config, *db.Store, error) {
-	return openFor(ctx, env, configPath, dbPath, readers, "")
+// for the market the configuration's mode serves, as the server would. A
+// missing file is an error unless -create.
+func openConfigured(ctx context.Context, env Env, f storeFlags, readers int) (config.Config, *db.Store, error) {
+	return openFor(ctx, env, f, readers, "")
 }
 
 // openFor is openConfigured for a command whose data belong to one market
 // whatever the mode (the terminal's files are live data); "" follows the
 // mode. A live store of a demo-mode configuration is its live file.
-func openFor(ctx context.Context, env Env, configPath, dbPath string, readers int, want string) (config.Config, *db.Store, error) {
-	cfg, _, err := config.Load(configPath)
+func openFor(ctx context.Context, env Env, f storeFlags, readers int, want string) (config.Config, *db.Store, error) {
+	cfg, _, err := config.Load(*f.config)
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	if dbPath != "" {
-		cfg.Server.DB = dbPath
+	if *f.db != "" {
+		cfg.Server.DB = *f.db
 	}
 	if err := cfg.Validate(); err != nil {
 		return config.Config{}, nil, err
@@ -109,9 +236,16 @@ func openFor(ctx context.Context, env Env, configPath, dbPath string, readers in
 		path = config.LiveDB
 	}
 	cfg.Server.DB = path
+	isNew, err := checkStore(env, path, f.creating(), missingHint)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
 	store, err := db.Open(ctx, path, env.Schema, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want})
 	if err != nil {
 		return config.Config{}, nil, err
+	}
+	if isNew {
+		announceCreated(env, path)
 	}
 	return cfg, store, nil
 }

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"mdqs/db"
 )
 
 // demoEnv is a demo-mode configuration of a small market (seed, stocks)
@@ -25,6 +28,13 @@ func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The store exists, as after a server's first run: commands other than
+	// client add do not create one (TestCommandsNeverCreateADatabaseSilently).
+	store, err := db.Open(context.Background(), dbPath, string(schema), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
 	out = &bytes.Buffer{}
 	env = Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Getenv: func(string) string { return "" },
 		Schema: string(schema), Version: "test"}

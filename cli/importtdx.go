@@ -5,13 +5,20 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"mdqs/bridge"
 	"mdqs/db"
 	"mdqs/market"
 )
 
-const importUsage = "usage: mdqs import tdx [-dir FOLDER] [-db FILE] [-config FILE]"
+const importUsage = `usage: mdqs import SOURCE [flags]
+
+sources:
+  tdx  the desktop terminal's new or changed files (bars, names, blocks),
+       into the live store: mdqs import tdx -dir C:\new_tdx
+
+Run "mdqs import tdx -h" for its flags.`
 
 // Import runs `mdqs import tdx`: what POST /v1/api/refresh does, from the
 // command line, with a progress bar. It imports the terminal folder's new
@@ -20,24 +27,28 @@ const importUsage = "usage: mdqs import tdx [-dir FOLDER] [-db FILE] [-config FI
 // committed and the next run imports the rest. A server may run on the
 // same database meanwhile.
 func Import(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 || args[0] != "tdx" {
-		return Usage(importUsage)
+	sub, rest, err := subcommand(env, "import", args, importUsage)
+	if sub == "" {
+		return err
 	}
-	fs := newFlags("import tdx", env)
-	dir := fs.String("dir", "", "the terminal's install folder, e.g. C:\\new_tdx (default: tdx.dir of the configuration)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration, else the live store mdqs.db: the terminal's files are live data)")
-	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
-	fs.Usage = func() {
+	if sub != "tdx" {
 		fmt.Fprintln(env.Stderr, importUsage)
-		fs.PrintDefaults()
+		return Usage("mdqs import: unknown source %q (want tdx)", sub)
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	fs := newFlags("import tdx", "import tdx [-dir FOLDER] [-db FILE] [-config FILE] [-create]", env)
+	dir := fs.String("dir", "", "the terminal's install folder, e.g. C:\\new_tdx (default: tdx.dir of the configuration)")
+	sf := storeFlags{
+		db:     fs.String("db", "", "database file (default: server.db of the configuration, else the live store mdqs.db: the terminal's files are live data); it must exist"),
+		config: fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)"),
+		create: fs.Bool("create", false, "create the database file when it does not exist"),
+	}
+	if err := ParseFlags(env, fs, rest); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return Usage("mdqs import tdx: unexpected argument %q\n%s", fs.Arg(0), importUsage)
+		return Usage("mdqs import tdx: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, store, err := openFor(ctx, env, *configPath, *dbPath, 1, db.MarketLive)
+	cfg, store, err := openFor(ctx, env, sf, 1, db.MarketLive)
 	if err != nil {
 		return err
 	}
@@ -60,7 +71,10 @@ func Import(ctx context.Context, env Env, args []string) error {
 	}
 
 	// The number of changed files is known once the folder is scanned, so
-	// the meter starts with the first file.
+	// the meter appears with the first file, timed from the start. It
+	// counts the bars read: they are written in batches, and a file that
+	// changed may hold no new bar (the summary says how many were written).
+	start := time.Now()
 	var (
 		mu sync.Mutex
 		m  *meter
@@ -69,7 +83,7 @@ func Import(ctx context.Context, env Env, args []string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if m == nil {
-			m = newMeter(env.Stderr, total, "files")
+			m = newMeter(env.Stderr, total, "files", "read", start)
 		}
 		m.update(done, rep.Bars)
 	}

@@ -7,31 +7,72 @@ import (
 	"time"
 )
 
-func TestProgressLines(t *testing.T) {
-	p := progressLine{done: 1325, total: 5300, unit: "codes", written: 3_180_000, elapsed: 10 * time.Second}
-	if got, want := p.bar(20), "[#####...............]  1,325/5,300 codes  3,180,000 bars  318,000 bars/s  ETA 30s"; got != want {
-		t.Errorf("bar\n got %q\nwant %q", got, want)
+// clockAt is a clock the test moves.
+type clockAt struct{ t time.Time }
+
+func (c *clockAt) now() time.Time { return c.t }
+
+func TestMeterPlainLines(t *testing.T) {
+	var buf bytes.Buffer
+	clock := &clockAt{t: time.Unix(1_700_000_000, 0)}
+	m := newMeterFor(&buf, false, 5300, "codes", "written", clock.t, clock.now)
+	clock.t = clock.t.Add(5 * time.Second)
+	m.update(100, 240_000) // before 10 s: nothing
+	if buf.Len() != 0 {
+		t.Fatalf("a line before 10 s: %q", buf.String())
 	}
-	if got, want := p.plain(), "progress: 1,325/5,300 codes, 3,180,000 bars written, 318,000 bars/s, elapsed 10s, ETA 30s"; got != want {
-		t.Errorf("plain\n got %q\nwant %q", got, want)
+	clock.t = clock.t.Add(5 * time.Second)
+	m.update(1325, 3_180_000)
+	if got, want := buf.String(), "progress: 1,325/5,300 codes, 3,180,000 bars written, 318,000 bars/s, elapsed 10s, ETA 30s\n"; got != want {
+		t.Errorf("line at 10 s\n got %q\nwant %q", got, want)
 	}
-	if got := (progressLine{total: 3, unit: "codes"}).eta(); got != "?" {
-		t.Errorf("ETA before the first code = %q", got)
+	buf.Reset()
+	clock.t = clock.t.Add(time.Second)
+	m.update(5300, 4_000_000) // the end always shows
+	m.finish()
+	if got := buf.String(); !strings.HasPrefix(got, "progress: 5,300/5,300 codes, 4,000,000 bars written") || strings.Count(got, "\n") != 1 {
+		t.Errorf("last line %q", got)
 	}
 
-	// A terminal bar is redrawn in place and a shorter one blanks the rest.
-	var buf bytes.Buffer
-	now := time.Unix(0, 0)
-	m := &meter{w: &buf, tty: true, every: time.Second, total: 2, unit: "codes", start: now, last: now, now: func() time.Time { return now }}
-	now = now.Add(2 * time.Second)
-	m.update(1, 1_000_000)
-	now = now.Add(time.Second)
-	m.update(2, 1_000_001)
-	m.finish()
-	lines := strings.Split(buf.String(), "\r")
-	if len(lines) != 3 || !strings.HasSuffix(buf.String(), "\n") || len(lines[2]) < len(lines[1]) {
-		t.Errorf("terminal output %q", buf.String())
+	// A run over in microseconds shows its bars and no rate: 250 bars in
+	// 80 ns are not 3,125,000,000 bars/s.
+	buf.Reset()
+	clock = &clockAt{t: time.Unix(1_700_000_000, 0)}
+	m = newMeterFor(&buf, false, 1, "files", "read", clock.t, clock.now)
+	clock.t = clock.t.Add(80 * time.Nanosecond)
+	m.update(1, 250)
+	if got, want := buf.String(), "progress: 1/1 files, 250 bars read, elapsed 0s, ETA 0s\n"; got != want {
+		t.Errorf("instant run\n got %q\nwant %q", got, want)
 	}
+}
+
+func TestMeterTerminalBar(t *testing.T) {
+	var buf bytes.Buffer
+	start := time.Now().Add(-10 * time.Second)
+	m := newMeterFor(&buf, true, 4, "codes", "written", start, time.Now)
+	m.update(1, 1_000_000)
+	m.note("interrupted: stopping after the current code")
+	time.Sleep(250 * time.Millisecond) // past the redraw throttle
+	m.update(2, 2_000_000)
+	m.finish()
+	out := buf.String()
+	if !strings.Contains(out, "\r") || strings.Contains(out, "\x1b") {
+		t.Errorf("the bar is not redrawn in place with \\r alone:\n%q", out)
+	}
+	// 2 of 4 codes and 2,000,000 bars in about 10.25 s.
+	last := out[strings.LastIndex(out, "\r")+1:]
+	if !strings.Contains(last, "50% [") || !strings.Contains(last, "(2/4) codes, 2,000,000 bars written, 19") || !strings.Contains(last, "bars/s, ETA 10s") {
+		t.Errorf("the bar's last figures:\n%q", out)
+	}
+	if !strings.Contains(out, "\ninterrupted: stopping after the current code\n") && !strings.Contains(out, "\rinterrupted: stopping after the current code\n") {
+		t.Errorf("the note is not on a line of its own:\n%q", out)
+	}
+	if !strings.HasSuffix(out, "\n") {
+		t.Errorf("finish leaves the cursor on the bar's line:\n%q", out)
+	}
+}
+
+func TestGroup(t *testing.T) {
 	for _, n := range []struct {
 		n    int
 		want string

@@ -11,7 +11,13 @@ import (
 	"mdqs/upstream"
 )
 
-const reportsUsage = "usage: mdqs reports import [-period 2024Q3] [-code 600519.SH] [-latest N] [-db FILE] [-config FILE]"
+const reportsUsage = `usage: mdqs reports COMMAND [flags]
+
+commands:
+  import  import financial reports' main indicators from the configured
+          source (mdqs reports import -period 2024Q3)
+
+Run "mdqs reports import -h" for its flags.`
 
 // Reports runs `mdqs reports import`: it stores the main indicators of the
 // periodic reports from the configured source (EastMoney's data centre, or
@@ -22,24 +28,24 @@ const reportsUsage = "usage: mdqs reports import [-period 2024Q3] [-code 600519.
 // that fails is reported and the command exits 1. It works while a server
 // runs on the same database.
 func Reports(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 || args[0] != "import" {
-		return Usage(reportsUsage)
+	sub, rest, err := subcommand(env, "reports", args, reportsUsage)
+	if sub == "" {
+		return err
 	}
-	fs := newFlags("reports import", env)
+	if sub != "import" {
+		fmt.Fprintln(env.Stderr, reportsUsage)
+		return Usage("mdqs reports: unknown command %q (want import)", sub)
+	}
+	fs := newFlags("reports import", "reports import [-period 2024Q3] [-code 600519.SH] [-latest N] [-db FILE] [-config FILE] [-create]", env)
 	periodArg := fs.String("period", "", "report period, 2024Q3 or its period-end day 2024-09-30")
 	codeArg := fs.String("code", "", "one stock, 600519.SH, sh600519 or 600519")
 	latest := fs.Int("latest", 0, "with neither -period nor -code: the N latest periods (default finance.periods)")
-	dbPath := fs.String("db", "", "database file (default: server.db of the configuration)")
-	configPath := fs.String("config", "", "configuration file (default ./config.toml, else built in)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, reportsUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	sf := addStoreFlags(fs, true)
+	if err := ParseFlags(env, fs, rest); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return Usage(reportsUsage)
+		return Usage("mdqs reports import: unexpected argument %q", fs.Arg(0))
 	}
 	var req finance.ImportRequest
 	if *periodArg != "" {
@@ -59,7 +65,7 @@ func Reports(ctx context.Context, env Env, args []string) error {
 	if *latest < 0 || *latest > 8 {
 		return Usage("mdqs reports import: -latest must be 1..8")
 	}
-	cfg, store, err := openConfigured(ctx, env, *configPath, *dbPath, 1)
+	cfg, store, err := openConfigured(ctx, env, sf, 1)
 	if err != nil {
 		return err
 	}

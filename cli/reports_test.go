@@ -25,7 +25,7 @@ func TestReportsImport(t *testing.T) {
 	if err := Reports(ctx, env, []string{"import", "-config", configPath, "-period", "2024Q3"}); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if !strings.HasPrefix(out.String(), "2024Q3: ") || !strings.Contains(out.String(), "from demo") {
+	if !strings.Contains(out.String(), "\n2024Q3: ") || !strings.Contains(out.String(), "from demo") {
 		t.Errorf("output %q", out)
 	}
 	out.Reset()

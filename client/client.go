@@ -28,6 +28,11 @@ type Client struct {
 	HTTP    *http.Client
 	// Now stamps X-Timestamp; tests move it to exercise the skew rule.
 	Now func() time.Time
+	// Renew decides whether a 401 answer is worth a fresh token and one
+	// retry. nil: any 401 (the held token may have been evicted). A caller
+	// that knows the server's details can spare the client's other tokens:
+	// each new one may evict the oldest.
+	Renew func(*Response) bool
 
 	mu      sync.Mutex
 	token   string
@@ -125,6 +130,21 @@ func (c *Client) Token(ctx context.Context) (string, error) {
 	return c.token, nil
 }
 
+// SetToken makes the client use a token obtained earlier, e.g. by another
+// process, until shortly before expires.
+func (c *Client) SetToken(token string, expires time.Time) {
+	c.mu.Lock()
+	c.token, c.expires = token, expires
+	c.mu.Unlock()
+}
+
+// HeldToken is the token the client holds and its expiry; "" when none.
+func (c *Client) HeldToken() (string, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.token, c.expires
+}
+
 // Forget drops the held token, so the next call fetches a fresh one.
 func (c *Client) Forget() {
 	c.mu.Lock()
@@ -132,8 +152,9 @@ func (c *Client) Forget() {
 	c.mu.Unlock()
 }
 
-// Do sends a signed request for path (with its query) and body. A 401 with a
-// held token is retried once with a fresh token (it may have been evicted).
+// Do sends a signed request for path (with its query) and body. A 401 is
+// retried once with a fresh token (the held one may have expired or been
+// evicted) when Renew allows it.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
 	for attempt := 0; ; attempt++ {
 		token, err := c.Token(ctx)
@@ -141,7 +162,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Res
 			return nil, err
 		}
 		resp, err := c.send(ctx, method, path, body, func(h http.Header) { c.Sign(h, token, body) })
-		if err != nil || resp.Status != http.StatusUnauthorized || attempt > 0 {
+		if err != nil || resp.Status != http.StatusUnauthorized || attempt > 0 || (c.Renew != nil && !c.Renew(resp)) {
 			return resp, err
 		}
 		c.Forget()
