@@ -26,6 +26,10 @@
 // is the aggregate of its minutes, a quote is the path up to the instant,
 // and a board snapshot is the aggregate of its members' quotes.
 //
+// Indices (indices.go). 上证指数 000001.SH, 深证成指 399001.SZ, 创业板指
+// 399006.SZ and 沪深300 000300.SH are float-cap weighted over their
+// members' daily bars, so Klines and Trends serve them like stocks.
+//
 // Calendar. Trading days come from Config.Calendar, copied at New. Past
 // its published years every weekday trades (market.Calendar's rule), so
 // 2027-01-01 is a demo trading day until a calendar with 2027 is given.

@@ -118,6 +118,7 @@ func checkRange(from, to market.Day) error {
 // ended by now (the forming minute is left out) and today's daily bar
 // appears at 15:00. LargeOrderNet is the bar's main-force net (yuan),
 // for minute bars too. At most 250 days of minute bars per request.
+// The indices (Indices) are served by the same rules.
 func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) (bars []market.Bar, err error) {
 	defer m.observe(m.clock.Now(), &err)
 	if err := ctxErr(ctx); err != nil {
@@ -130,6 +131,9 @@ func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq,
 	}
 	if err := checkRange(from, to); err != nil {
 		return nil, err
+	}
+	if k, ok := m.indexOf(code); ok {
+		return m.indexKlines(ctx, k, freq, from, to)
 	}
 	si, err := m.lookup(code)
 	if err != nil {
@@ -219,6 +223,9 @@ func (m *Market) Trends(ctx context.Context, code market.Code, ndays int) (bars 
 	}
 	if ndays < 1 || ndays > 5 {
 		return nil, market.Errorf(market.KindInvalid, "ndays %d: want 1..5", ndays)
+	}
+	if k, ok := m.indexOf(code); ok {
+		return m.indexTrends(ctx, k, ndays)
 	}
 	si, err := m.lookup(code)
 	if err != nil {

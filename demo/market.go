@@ -40,6 +40,8 @@ type Market struct {
 
 	statMu sync.Mutex
 	status upstream.Status
+
+	ix indexBook // the stock indices, built on first use
 }
 
 // Stock is a listed stock of the demo universe.
