@@ -166,11 +166,13 @@ func (s *Service) importBars(ctx context.Context, t *tdx.Terminal, files []tdx.F
 		records := 0
 		if bf != nil && len(bf.Bars) > 0 {
 			records = len(bf.Bars)
-			cover, err := s.coverage(ctx, f.Code, f.Kind.Freq(), bf.Bars)
-			if err != nil {
-				return err
+			if s.demo == nil { // the demo store has these bars from the demo market (NewDemo)
+				cover, err := s.coverage(ctx, f.Code, f.Kind.Freq(), bf.Bars)
+				if err != nil {
+					return err
+				}
+				batches = append(batches, db.BarBatch{Code: f.Code, Freq: f.Kind.Freq(), Source: Source, Bars: bf.Bars, Cover: cover})
 			}
-			batches = append(batches, db.BarBatch{Code: f.Code, Freq: f.Kind.Freq(), Source: Source, Bars: bf.Bars, Cover: cover})
 			rep.BarFiles++
 			rep.Bars += records
 			pending += records
@@ -222,7 +224,7 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 		stocks := make([]db.Stock, 0, len(secs))
 		for _, sec := range secs {
 			stocks = append(stocks, db.Stock{Code: sec.Code, Name: sec.Name, Type: market.Classify(sec.Code),
-				FloatShares: market.Unknown(), Source: Source})
+				FloatShares: market.Unknown(), Source: s.storeSource()})
 		}
 		if err := s.store.UpsertStocks(ctx, stocks, now); err != nil {
 			return err
@@ -234,7 +236,7 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 		for _, err := range errs {
 			rep.Problems = append(rep.Problems, Problem{Error: err.Error()})
 		}
-		if err := s.store.ReplaceBlocks(ctx, Source, list, now); err != nil {
+		if err := s.store.ReplaceBlocks(ctx, s.storeSource(), list, now); err != nil {
 			return err
 		}
 		rep.Blocks = map[string]int{}

@@ -34,6 +34,8 @@ type Service struct {
 	mu      sync.Mutex
 	term    *tdx.Terminal
 	scanned time.Time
+
+	demo *demoState // the demo market's terminal (NewDemo); nil for a live one
 }
 
 // New checks the folder and builds the bridge. An empty dir gives an
@@ -61,7 +63,7 @@ func (s *Service) Configured() bool { return s.dir != "" }
 // no retry time, since only the configuration cures it.
 func ErrNotConfigured() error {
 	return market.NotConfigured("the terminal folder is not configured: set tdx.dir in config.toml to the TongDaXin install folder (e.g. C:\\new_tdx), " +
-		"with sources.default a live mode, and restart")
+		"with sources.default a live mode, or in demo mode to \"demo\" (the demo market's own terminal), and restart")
 }
 
 // rescanEvery bounds how stale the file index may be for direct reads.
