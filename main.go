@@ -27,7 +27,6 @@ import (
 	"mdqs/api"
 	"mdqs/auth"
 	"mdqs/board"
-	"mdqs/bridge"
 	"mdqs/cache"
 	"mdqs/cli"
 	"mdqs/config"
@@ -271,7 +270,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if err != nil {
 		return err
 	}
-	terminal, err := bridge.New(cfg.TDX.Dir, store, cal, clock, log)
+	terminal, terminalJob, err := terminalBridge(cfg, store, src, cal, clock, log)
 	if err != nil {
 		return err
 	}
@@ -299,7 +298,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	runner.Add(jobs.Job{Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
 		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
 		Run:  func(ctx context.Context) error { return klines.EndOfDay(ctx, src.Quotes(), eodCfg) }})
-	if terminal.Configured() {
+	if terminalJob != nil {
+		runner.Add(*terminalJob)
+	} else if terminal.Configured() {
 		runner.Add(jobs.Job{Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
 			Gate: func(now time.Time) bool { return !now.Before(tdxAt.On(market.DayOf(now))) },
 			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})

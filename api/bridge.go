@@ -12,17 +12,18 @@ import (
 
 // bridgeReady answers 503 for every bridge endpoint while no terminal
 // folder is configured, without a retry time: only the configuration
-// cures it.
-func (s *Server) bridgeReady() error {
-	if s.Bridge == nil || !s.Bridge.Configured() {
+// cures it. The demo terminal is written at start: its requests wait for
+// it.
+func (s *Server) bridgeReady(r *http.Request) error {
+	if s.Bridge == nil {
 		return bridge.ErrNotConfigured()
 	}
-	return nil
+	return s.Bridge.Wait(r.Context())
 }
 
 // handleMetaStocks is GET /v1/api/meta/stocks.
 func (s *Server) handleMetaStocks(w http.ResponseWriter, r *http.Request) error {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return err
 	}
 	q := newQuery(r)
@@ -61,7 +62,8 @@ func (s *Server) handleMetaStocks(w http.ResponseWriter, r *http.Request) error 
 	}
 	items := make([]item, len(list))
 	for i, st := range list {
-		items[i] = item{Code: st.Code.String(), Name: st.Name, Market: string(st.Code.Exchange), Type: string(st.Type), Industry: st.Industry, Source: st.Source}
+		items[i] = item{Code: st.Code.String(), Name: st.Name, Market: string(st.Code.Exchange), Type: string(st.Type), Industry: st.Industry,
+			Source: s.sourceLabel(st.Source)}
 		if st.Listed != 0 {
 			items[i].Listed = st.Listed.String()
 		}
@@ -71,7 +73,7 @@ func (s *Server) handleMetaStocks(w http.ResponseWriter, r *http.Request) error 
 
 // handleBlocks is GET /v1/api/blocks.
 func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) error {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return err
 	}
 	q := newQuery(r)
@@ -102,7 +104,7 @@ func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) error {
 
 // handleBlockMembers is GET /v1/api/block/members.
 func (s *Server) handleBlockMembers(w http.ResponseWriter, r *http.Request) error {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return err
 	}
 	q := newQuery(r)
@@ -134,7 +136,7 @@ func (s *Server) handleBlockMembers(w http.ResponseWriter, r *http.Request) erro
 // for a day (default the newest the terminal has) or a range, from the
 // terminal's files.
 func (s *Server) handleMinutes(w http.ResponseWriter, r *http.Request) error {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return err
 	}
 	q := newQuery(r)
@@ -186,7 +188,9 @@ func (s *Server) handleMinutes(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, freq...)
-	b = append(b, `","source":"tdx","count":`...)
+	b = append(b, `","source":"`...)
+	b = append(b, s.sourceLabel(bridge.Source)...)
+	b = append(b, `","count":`...)
 	b = strconv.AppendInt(b, int64(len(bars)), 10)
 	b = append(b, `,"rows":`...)
 	b = appendRows(b, rowSet{bars: bars, prevClose: market.Unknown(), fields: barFields})
@@ -198,7 +202,7 @@ func (s *Server) handleMinutes(w http.ResponseWriter, r *http.Request) error {
 // handleRefresh is POST /v1/api/refresh: rescan the terminal folder and
 // import what changed.
 func (s *Server) handleRefresh(w http.ResponseWriter, r *http.Request) error {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return err
 	}
 	body, err := s.readBody(r)

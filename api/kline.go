@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"mdqs/bridge"
 	"mdqs/indicator"
 	"mdqs/kline"
 	"mdqs/market"
@@ -153,7 +154,7 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, k.freq...)
 	b = append(b, `","adj":"none","source":"`...)
 	if k.tdx {
-		b = append(b, "tdx"...)
+		b = append(b, s.sourceLabel(bridge.Source)...)
 	} else {
 		b = append(b, s.sourceLabel("store")...)
 	}
@@ -187,7 +188,7 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 // terminalSeries reads a range straight from the terminal's bar files
 // (source=tdx): final bars only, whatever the terminal has downloaded.
 func (s *Server) terminalSeries(r *http.Request, code market.Code, freq market.Freq, rng kline.Range) (kline.Series, error) {
-	if err := s.bridgeReady(); err != nil {
+	if err := s.bridgeReady(r); err != nil {
 		return kline.Series{}, err
 	}
 	if n := s.Klines.Estimate(freq, market.DayOf(rng.Start()), market.DayOf(rng.To)); n > 20_000 {

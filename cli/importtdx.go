@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mdqs/bridge"
+	"mdqs/config"
 	"mdqs/db"
 	"mdqs/market"
 )
@@ -54,7 +55,7 @@ func Import(ctx context.Context, env Env, args []string) error {
 	}
 	defer store.Close()
 	folder := *dir
-	if folder == "" {
+	if folder == "" && cfg.TDX.Dir != config.DemoTerminal { // the demo terminal is demo data: never a live store's
 		folder = cfg.TDX.Dir
 	}
 	if folder == "" {

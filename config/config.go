@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,7 +132,9 @@ type Kline struct {
 // TDX points the bridge at the desktop terminal's install folder.
 type TDX struct {
 	// Dir is the terminal's install folder, e.g. C:\new_tdx; "" turns the
-	// bridge off (its endpoints answer 503 saying so).
+	// bridge off (its endpoints answer 503 saying so). DemoTerminal, in
+	// demo mode only, is the demo market's own terminal folder, written
+	// beside the database (TerminalDir).
 	Dir string `toml:"dir"`
 	// RefreshAt is when, after the close, the bridge imports what the
 	// terminal downloaded; it retries every RefreshEvery until midnight.
@@ -197,12 +200,26 @@ func Default() Config {
 func Defaults() []byte { return bytes.Clone(defaultsTOML) }
 
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
-// key and its line.
+// key and its line. A tdx.dir the text leaves out is the mode's: the demo
+// terminal in demo mode, none in a live mode (the shipped default is demo
+// mode's, and the demo terminal's files are demo data).
 func Parse(r io.Reader) (Config, error) {
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Default()
-	dec := toml.NewDecoder(r).DisallowUnknownFields()
+	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		return Config{}, describe(err)
+	}
+	var set struct {
+		TDX struct {
+			Dir *string `toml:"dir"`
+		} `toml:"tdx"`
+	}
+	if err := toml.Unmarshal(text, &set); err == nil && set.TDX.Dir == nil && !cfg.DemoMode() {
+		cfg.TDX.Dir = ""
 	}
 	return cfg, nil
 }
@@ -355,9 +372,13 @@ func (c Config) Validate() error {
 	default:
 		bad("sources.default", "want auto, push2, akshare or demo, got %q", c.Sources.Default)
 	}
-	if c.DemoMode() && c.TDX.Dir != "" {
+	switch {
+	case c.DemoMode() && c.TDX.Dir != "" && c.TDX.Dir != DemoTerminal:
 		bad("tdx.dir", "the terminal's files are real market data, and demo mode keeps the demo market only: "+
-			"set sources.default to auto (or push2, akshare) to serve the terminal, or leave tdx.dir empty")
+			"set sources.default to auto (or push2, akshare) to serve the terminal, or set tdx.dir to \"demo\" (the demo market's own terminal) or leave it empty")
+	case !c.DemoMode() && c.TDX.Dir == DemoTerminal:
+		bad("tdx.dir", "\"demo\" is the demo market's terminal, whose files are demo data, and a live mode serves real data only: "+
+			"set tdx.dir to the terminal's install folder (e.g. 'C:\\new_tdx') or leave it empty")
 	}
 	c.Sources.Push2.validate("sources.push2", c, bad)
 	c.Sources.Push2His.validate("sources.push2his", c, bad)
@@ -428,6 +449,20 @@ const (
 // DemoMode reports demo mode: the built-in demo market is the only source,
 // in a store of its own.
 func (c Config) DemoMode() bool { return c.Sources.Default == "demo" }
+
+// DemoTerminal as tdx.dir is the demo market's own terminal folder.
+const DemoTerminal = "demo"
+
+// TerminalDir is the terminal folder the bridge reads: tdx.dir, or for
+// DemoTerminal a folder beside the database named after it (mdqs-demo.db:
+// mdqs-demo-tdx), so that each demo store has its own; "" for none.
+func (c Config) TerminalDir() string {
+	if c.TDX.Dir != DemoTerminal {
+		return c.TDX.Dir
+	}
+	db := c.DBPath()
+	return strings.TrimSuffix(db, filepath.Ext(db)) + "-tdx"
+}
 
 // DBPath is the database file: server.db, or the mode's own file when it is
 // empty, so that a demo run and a live run in one folder never share one.

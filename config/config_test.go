@@ -196,3 +196,35 @@ func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
 		t.Errorf("zero retries/breaker became %d/%d, want -1/-1 (none)", got.Retries, got.BreakerFailures)
 	}
 }
+
+// tdx.dir = "demo" is the demo market's terminal, beside the database:
+// the shipped default, and the value a file leaving the key out gets in
+// demo mode; in a live mode it is refused when written and means no
+// terminal when left out, so switching the mode alone still starts.
+func TestDemoTerminalKey(t *testing.T) {
+	for _, tt := range []struct {
+		toml, dir, terminal, bad string
+	}{
+		{"", "demo", "mdqs-demo-tdx", ""},
+		{"[server]\ndb = \"data/my.db\"", "demo", filepath.Join("data", "my-tdx"), ""},
+		{"[tdx]\ndir = \"\"", "", "", ""},
+		{"[sources]\ndefault = \"auto\"", "", "", ""},
+		{"[sources]\ndefault = \"push2\"\n[tdx]\ndir = 'C:\\new_tdx'", `C:\new_tdx`, `C:\new_tdx`, ""},
+		{"[sources]\ndefault = \"auto\"\n[tdx]\ndir = \"demo\"", "demo", "", "demo data"},
+		{"[tdx]\ndir = 'C:\\new_tdx'", `C:\new_tdx`, "", "real market data"},
+	} {
+		cfg, err := Parse(strings.NewReader(tt.toml))
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.toml, err)
+		}
+		err = cfg.Validate()
+		switch {
+		case cfg.TDX.Dir != tt.dir:
+			t.Errorf("%q: tdx.dir = %q, want %q", tt.toml, cfg.TDX.Dir, tt.dir)
+		case tt.bad == "" && (err != nil || cfg.TerminalDir() != tt.terminal):
+			t.Errorf("%q: Validate() = %v, TerminalDir() = %q; want nil, %q", tt.toml, err, cfg.TerminalDir(), tt.terminal)
+		case tt.bad != "" && (err == nil || !strings.Contains(err.Error(), "tdx.dir") || !strings.Contains(err.Error(), tt.bad)):
+			t.Errorf("%q: Validate() = %v, want an error naming tdx.dir and saying %q", tt.toml, err, tt.bad)
+		}
+	}
+}
