@@ -30,6 +30,7 @@ type meter struct {
 	done    int
 	bars    int
 	drawn   bool // the bar is on screen, so a note must start a line
+	widest  int  // of the tails drawn: a shorter one is padded over it
 	now     func() time.Time
 	stopped bool
 }
@@ -93,9 +94,17 @@ func (m *meter) update(done, bars int) {
 	fmt.Fprintln(m.w, m.line(now))
 }
 
-// tail follows the bar: the unit, the bars and their rate, the ETA.
+// tail follows the bar: the unit, the bars and their rate, the ETA. It is
+// padded to the widest drawn so far: on Windows the library returns to the
+// line's start without blanking it, and a shorter line would leave the end
+// of the longer one ("ETA 0s0ms").
 func (m *meter) tail(elapsed time.Duration) string {
-	return m.unit + ", " + m.barsText(m.bars, elapsed) + ", ETA " + eta(m.done, m.total, elapsed)
+	s := m.unit + ", " + m.barsText(m.bars, elapsed) + ", ETA " + eta(m.done, m.total, elapsed)
+	if len(s) < m.widest {
+		s += strings.Repeat(" ", m.widest-len(s))
+	}
+	m.widest = len(s)
+	return s
 }
 
 // barsText is the bars: the bars, and their rate once a second has

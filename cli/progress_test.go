@@ -82,3 +82,16 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+// A shorter tail is padded over a longer one: Windows consoles get a bare
+// \r between redraws.
+func TestMeterTailNeverShrinks(t *testing.T) {
+	m := newMeterFor(&bytes.Buffer{}, true, 10, "files", "read", time.Now(), time.Now)
+	m.done, m.bars = 9, 1_000_000
+	long := m.tail(1800 * time.Millisecond) // ... ETA 200ms
+	m.done = 10
+	short := m.tail(2 * time.Second) // ... ETA 0s
+	if !strings.HasSuffix(long, "ETA 200ms") || len(short) != len(long) || !strings.HasSuffix(short, "ETA 0s   ") {
+		t.Errorf("tails %q then %q; want the second padded to the first", long, short)
+	}
+}
