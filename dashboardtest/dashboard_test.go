@@ -38,9 +38,6 @@ func TestDashboardInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds mdqs and starts a browser")
 	}
-	if runtime.GOOS == "windows" {
-		t.Skip("the DevTools pipe needs file descriptors 3 and 4 (not on Windows)")
-	}
 	artifacts := artifactDir(t)
 	srv := startServer(t)
 	b := startBrowser(t, chromium)
@@ -111,21 +108,16 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Uncaught exceptions and CSP violations fail the test; other console
 	// errors are reported.
-	for _, ev := range b.eventsOf("Runtime.exceptionThrown") {
-		fail("uncaught exception in the page: %s", ev.Params)
+	exceptions, entries := b.collected()
+	for _, e := range exceptions {
+		fail("uncaught exception in the page: %s", e)
 	}
-	for _, ev := range b.eventsOf("Log.entryAdded") {
-		var e struct {
-			Entry struct {
-				Source, Level, Text, URL string
-			} `json:"entry"`
+	for _, e := range entries {
+		if e.Source == "security" {
+			fail("security error in the page: %s", e.Text)
 		}
-		json.Unmarshal(ev.Params, &e)
-		if e.Entry.Source == "security" {
-			fail("security error in the page: %s", e.Entry.Text)
-		}
-		if e.Entry.Level == "error" && !strings.Contains(e.Entry.Text, "401") {
-			t.Logf("page console: %s %s %s", e.Entry.Level, e.Entry.Text, e.Entry.URL)
+		if e.Level == "error" && !strings.Contains(e.Text, "401") {
+			t.Logf("page console: %s %s %s", e.Level, e.Text, e.URL)
 		}
 	}
 }
@@ -374,7 +366,7 @@ func checkTimeline(t *testing.T, ctx context.Context, b *browser, srv *server, a
 	if err != nil {
 		fail("open a second page: %v", err)
 	}
-	if err := p.call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": stubEvents}, nil); err != nil {
+	if err := p.addScript(ctx, stubEvents); err != nil {
 		fail("stub the timeline: %v", err)
 	}
 	if err := p.navigate(ctx, srv.base+"/"); err != nil {
