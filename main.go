@@ -278,11 +278,17 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	tdxAt, _ := market.ParseTimeOfDay(cfg.TDX.RefreshAt)
 	eodCfg := kline.EODConfig{}
 	if src.IsDemo() {
-		eodCfg.SeedDays = cfg.Demo.HistoryDays
+		eodCfg.SeedDays, eodCfg.History = cfg.Demo.HistoryDays, src.Demo
 	}
 
 	frame := screener.NewFrame(store, src.Quotes(), src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock,
 		cfg.Screener.QuoteAge.Duration)
+	if src.IsDemo() && cfg.Demo.HistoryDays > 0 {
+		frame.ReadHistoryFrom(src.Demo)
+	}
+	// Screens read the chips and signals of the day the end-of-day job
+	// has just derived.
+	eodCfg.Derived = func(market.Day) { frame.Invalidate() }
 	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
@@ -355,6 +361,16 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
 	}
+	listening := time.Now()
+	go func() {
+		select {
+		case <-runner.CaughtUp():
+			if ctx.Err() == nil {
+				log.Info("mdqs ready: every start-up job has run", "after", time.Since(listening).Round(time.Millisecond))
+			}
+		case <-ctx.Done():
+		}
+	}()
 
 	select {
 	case <-ctx.Done():

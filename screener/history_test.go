@@ -55,7 +55,7 @@ func TestFrameReadsHistoryFromTheSource(t *testing.T) {
 	for i := range fromStore {
 		a, b := fromStore[i], fromHistory[i]
 		a.Industry, a.Concepts = b.Industry, b.Concepts // the fixture's frame has membership, this one none
-		if fmt.Sprint(a) != fmt.Sprint(b) { // Sprint: NaN equals NaN
+		if fmt.Sprint(a) != fmt.Sprint(b) {             // Sprint: NaN equals NaN
 			va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 			for j := range va.NumField() {
 				if x, y := va.Field(j).Interface(), vb.Field(j).Interface(); fmt.Sprint(x) != fmt.Sprint(y) {
