@@ -98,48 +98,12 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 	}
 	values := map[string]string{
 		"code": code, "freq": "D", "start": current.AddDays(-20).String(), "end": current.String(), "id": screen.Data.ID,
+		"/v1/api/news/view id":        "1", // the news job's first item, or a 404 (not a 5xx)
+		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": code,
 	}
 
-	status, raw := s.raw(t, "/v1/openapi.json")
-	if status != 200 {
-		t.Fatalf("%s: openapi.json: %d", when, status)
-	}
-	var doc struct {
-		Paths map[string]map[string]struct {
-			Parameters []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"parameters"`
-		} `json:"paths"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	paths := make([]string, 0, len(doc.Paths))
-	for p := range doc.Paths {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		op, ok := doc.Paths[p]["get"]
-		if !ok {
-			continue
-		}
-		q := url.Values{}
-		for _, prm := range op.Parameters {
-			if !prm.Required {
-				continue
-			}
-			v, ok := values[prm.Name]
-			if !ok {
-				t.Fatalf("%s requires %q: give the sweep a value for it", p, prm.Name)
-			}
-			q.Set(prm.Name, v)
-		}
-		target := p
-		if len(q) > 0 {
-			target += "?" + q.Encode()
-		}
+	for _, ep := range openAPIGets(t, s.raw, values) {
+		p, target := ep.path, ep.target
 		status, body := s.get(t, c, target)
 		check := sweepCheck{t: t, where: when + ": GET " + target, status: status, body: body}
 		check.noOutage()
@@ -175,6 +139,64 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 			t.Errorf("%s: GET %s: %d %v", when, p, status, body)
 		}
 	}
+}
+
+// endpoint is a GET route of the OpenAPI document and a request of it.
+type endpoint struct {
+	path   string // as the document names it
+	target string // with its required parameters
+}
+
+// openAPIGets is every GET route of the served OpenAPI document, with its
+// required parameters from values (by "path name", else by name) and the
+// optional ones values names for its path; a required parameter values
+// lacks fails the test, so a new endpoint cannot slip past the tests that
+// call them all.
+func openAPIGets(t *testing.T, raw func(*testing.T, string) (int, []byte), values map[string]string) []endpoint {
+	t.Helper()
+	status, doc := raw(t, "/v1/openapi.json")
+	if status != 200 {
+		t.Fatalf("openapi.json: %d", status)
+	}
+	var api struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &api); err != nil {
+		t.Fatal(err)
+	}
+	var out []endpoint
+	for p, ops := range api.Paths {
+		op, ok := ops["get"]
+		if !ok {
+			continue
+		}
+		q := url.Values{}
+		for _, prm := range op.Parameters {
+			v, ok := values[p+" "+prm.Name]
+			if !ok && !prm.Required {
+				continue
+			}
+			if !ok {
+				v, ok = values[prm.Name]
+			}
+			if !ok {
+				t.Fatalf("%s requires %q: give the test a value for it", p, prm.Name)
+			}
+			q.Set(prm.Name, v)
+		}
+		target := p
+		if len(q) > 0 {
+			target += "?" + q.Encode()
+		}
+		out = append(out, endpoint{path: p, target: target})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
 }
 
 // sweepCheck checks one answer.
