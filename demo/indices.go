@@ -494,24 +494,6 @@ func (m *Market) indexMinutes(k, i int) []market.Bar {
 	return out
 }
 
-// indexFive folds one day's 240 one-minute bars of an index into 48.
-func indexFive(one []market.Bar) []market.Bar {
-	out := make([]market.Bar, 0, len(one)/5)
-	for g := 0; g+5 <= len(one); g += 5 {
-		b := one[g]
-		for _, x := range one[g+1 : g+5] {
-			b.High = max(b.High, x.High)
-			b.Low = min(b.Low, x.Low)
-			b.Close = x.Close
-			b.Volume += x.Volume
-			b.Amount += x.Amount
-			b.LargeOrderNet += x.LargeOrderNet
-			b.TS = x.TS
-		}
-		out = append(out, b)
-	}
-	return out
-}
 
 // indexKlines is Klines for index k, with the same rules as a stock's.
 func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
@@ -552,7 +534,7 @@ func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from,
 		}
 		day := m.indexMinutes(k, i)
 		if freq == market.Min5 {
-			day = indexFive(day)
+			day = fiveMinute(day, 0)
 		}
 		for _, b := range day {
 			if b.TS <= cut {

@@ -191,7 +191,8 @@ func (m *Market) minuteBars(p *dayPath, s *stock, sr *series, i int) []market.Ba
 	return p.minuteBars(m.days[i], s.fsF)
 }
 
-// fiveMinute aggregates one day's 240 one-minute bars into 48.
+// fiveMinute aggregates one day's 240 one-minute bars into 48; fs is the
+// float shares a turnover rate is of (0: an index, which has none).
 func fiveMinute(one []market.Bar, fs float64) []market.Bar {
 	out := make([]market.Bar, 0, len(one)/5)
 	for g := 0; g+5 <= len(one); g += 5 {
@@ -205,7 +206,9 @@ func fiveMinute(one []market.Bar, fs float64) []market.Bar {
 			b.LargeOrderNet += x.LargeOrderNet
 			b.TS = x.TS
 		}
-		b.TurnoverRate = round2(float64(b.Volume) / fs * 100)
+		if fs > 0 {
+			b.TurnoverRate = round2(float64(b.Volume) / fs * 100)
+		}
 		out = append(out, b)
 	}
 	return out
