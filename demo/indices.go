@@ -494,7 +494,6 @@ func (m *Market) indexMinutes(k, i int) []market.Bar {
 	return out
 }
 
-
 // indexKlines is Klines for index k, with the same rules as a stock's.
 func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
 	now := m.clock.Now()
