@@ -44,15 +44,12 @@ import (
 	"mdqs/upstream"
 )
 
-//go:embed schema.sql
-var schemaSQL string
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		Schema: schemaSQL, Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
+		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
 	}
 	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
 }
@@ -180,7 +177,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if cfg.DemoMode() {
 		storeMarket = db.MarketDemo
 	}
-	store, err := db.Open(ctx, cfg.DBPath(), env.Schema, db.Options{Readers: cfg.Server.DBReaders, Market: storeMarket})
+	store, err := db.Open(ctx, cfg.DBPath(), db.Options{Readers: cfg.Server.DBReaders, Market: storeMarket})
 	if err != nil {
 		return err
 	}

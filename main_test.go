@@ -25,8 +25,8 @@ import (
 func testEnv(stdout, stderr *loadgen.SyncBuffer) cli.Env {
 	return cli.Env{
 		Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
-		Getenv: func(string) string { return "" },
-		Schema: schemaSQL, Version: "test",
+		Getenv:  func(string) string { return "" },
+		Version: "test",
 	}
 }
 

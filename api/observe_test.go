@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mdqs/db/dbtest"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -132,8 +133,12 @@ func TestMetricsCountRequestsByRouteAndStatus(t *testing.T) {
 	if n := mustSample(t, fams, "mdqs_upstream_call_duration_seconds", map[string]string{"source": "push2"}); n < 1 {
 		t.Errorf("push2 latency count = %v", n)
 	}
-	if v := mustSample(t, fams, "mdqs_db_connections_max", map[string]string{"pool": "writer"}); v != 1 {
-		t.Errorf("writer pool max = %v, want 1", v)
+	want := 1.0 // SQLite's one writer connection
+	if dbtest.Postgres(t) {
+		want = 8 // PostgreSQL's one pool: 4 readers' worth plus 4
+	}
+	if v := mustSample(t, fams, "mdqs_db_connections_max", map[string]string{"pool": "writer"}); v != want {
+		t.Errorf("writer pool max = %v, want %v", v, want)
 	}
 	if v := mustSample(t, fams, "mdqs_cache_hits_total", map[string]string{"cache": "tokens"}); v < 3 {
 		t.Errorf("token cache hits = %v, want at least the 3 signed whoami calls", v)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -72,8 +70,7 @@ func summary(t *testing.T, out string) (written, unchanged int) {
 
 func storedDaily(t *testing.T, dbPath string, codes map[market.Code]int) (total, covered int) {
 	t.Helper()
-	schema, _ := os.ReadFile(filepath.Join("..", "schema.sql"))
-	s, err := db.Open(context.Background(), dbPath, string(schema), db.Options{Readers: 1})
+	s, err := db.Open(context.Background(), dbPath, db.Options{Readers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,6 @@ type Env struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Getenv  func(string) string
-	Schema  string // schema.sql, embedded by main
 	Version string
 	// CacheDir is the user's cache folder (os.UserCacheDir), where mdqs
 	// call keeps its tokens; nil keeps none.
@@ -190,7 +189,7 @@ func openStore(ctx context.Context, env Env, f storeFlags, create bool, hint str
 	if err != nil {
 		return nil, err
 	}
-	store, err := db.Open(ctx, dbPath, env.Schema, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
+	store, err := db.Open(ctx, dbPath, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
 	if err == nil && isNew {
 		announceCreated(env, dbPath)
 	}
@@ -240,7 +239,7 @@ func openFor(ctx context.Context, env Env, f storeFlags, readers int, want strin
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	store, err := db.Open(ctx, path, env.Schema, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want})
+	store, err := db.Open(ctx, path, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want})
 	if err != nil {
 		return config.Config{}, nil, err
 	}

@@ -16,10 +16,6 @@ import (
 // writing into a temp database, and an Env whose output lands in out.
 func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string, out *bytes.Buffer) {
 	t.Helper()
-	schema, err := os.ReadFile(filepath.Join("..", "schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	dbPath = filepath.Join(dir, "mdqs.db")
 	configPath = filepath.Join(dir, "config.toml")
@@ -30,13 +26,13 @@ func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string
 	}
 	// The store exists, as after a server's first run: commands other than
 	// client add do not create one (TestCommandsNeverCreateADatabaseSilently).
-	store, err := db.Open(context.Background(), dbPath, string(schema), db.Options{})
+	store, err := db.Open(context.Background(), dbPath, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
 	out = &bytes.Buffer{}
 	env = Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Getenv: func(string) string { return "" },
-		Schema: string(schema), Version: "test"}
+		Version: "test"}
 	return env, dbPath, configPath, out
 }

@@ -29,7 +29,7 @@ func TestImportTDX(t *testing.T) {
 			t.Errorf("first import's output lacks %q:\n%s", want, first)
 		}
 	}
-	store, err := db.Open(ctx, dbPath, env.Schema, db.Options{})
+	store, err := db.Open(ctx, dbPath, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestReportsImport(t *testing.T) {
 	if err := Reports(ctx, env, []string{"import", "-config", configPath, "-code", "600519", "-db", dbPath}); err != nil {
 		t.Fatal(err)
 	}
-	store, err := db.Open(ctx, dbPath, env.Schema, db.Options{})
+	store, err := db.Open(ctx, dbPath, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,10 +150,11 @@ func upsertStmt(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, rows i
 	q.WriteString(` ON CONFLICT(code, freq, ts) DO UPDATE SET trade_date = excluded.trade_date, open = excluded.open,
 		high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume, amount = excluded.amount,
 		turnover_rate = excluded.turnover_rate, large_order_net = excluded.large_order_net, source = excluded.source
-		WHERE trade_date IS NOT excluded.trade_date OR open IS NOT excluded.open OR high IS NOT excluded.high
-		OR low IS NOT excluded.low OR close IS NOT excluded.close OR volume IS NOT excluded.volume
-		OR amount IS NOT excluded.amount OR turnover_rate IS NOT excluded.turnover_rate
-		OR large_order_net IS NOT excluded.large_order_net`)
+		WHERE bars.trade_date IS DISTINCT FROM excluded.trade_date OR bars.open IS DISTINCT FROM excluded.open
+		OR bars.high IS DISTINCT FROM excluded.high OR bars.low IS DISTINCT FROM excluded.low
+		OR bars.close IS DISTINCT FROM excluded.close OR bars.volume IS DISTINCT FROM excluded.volume
+		OR bars.amount IS DISTINCT FROM excluded.amount OR bars.turnover_rate IS DISTINCT FROM excluded.turnover_rate
+		OR bars.large_order_net IS DISTINCT FROM excluded.large_order_net`)
 	st, err := tx.PrepareContext(ctx, q.String())
 	if err != nil {
 		return nil, classify(err, "prepare bar upsert")

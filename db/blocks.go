@@ -31,19 +31,21 @@ func (s *Store) ReplaceBlocks(ctx context.Context, source string, blocks []Block
 		if _, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE source = ?`, source); err != nil {
 			return classify(err, "clear blocks")
 		}
-		bst, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO blocks(kind, name, full_name, code, parent, truncated, member_count,
-			source, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		bst, err := tx.PrepareContext(ctx, `INSERT INTO blocks(kind, name, full_name, code, parent, truncated, member_count,
+			source, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(kind, name) DO UPDATE SET full_name = excluded.full_name,
+			code = excluded.code, parent = excluded.parent, truncated = excluded.truncated, member_count = excluded.member_count,
+			source = excluded.source, updated_at = excluded.updated_at`)
 		if err != nil {
 			return classify(err, "prepare blocks")
 		}
 		defer bst.Close()
-		mst, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO block_members(kind, block, code, source) VALUES (?, ?, ?, ?)`)
+		mst, err := tx.PrepareContext(ctx, `INSERT INTO block_members(kind, block, code, source) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 		if err != nil {
 			return classify(err, "prepare block members")
 		}
 		defer mst.Close()
 		for _, b := range blocks {
-			if _, err := bst.ExecContext(ctx, b.Kind, b.Name, b.FullName, b.Code, b.Parent, b.Truncated, len(b.Members), source, now.UnixMilli()); err != nil {
+			if _, err := bst.ExecContext(ctx, b.Kind, b.Name, b.FullName, b.Code, b.Parent, flag(b.Truncated), len(b.Members), source, now.UnixMilli()); err != nil {
 				return classify(err, "insert block")
 			}
 			for _, c := range b.Members {

@@ -30,14 +30,14 @@ func (s *Store) PutClient(ctx context.Context, c auth.Client) (replaced bool, er
 			}
 			_, err := tx.ExecContext(ctx, `UPDATE clients SET secret_hash = ?, scopes = ?, enabled = ?, expires_at = ?,
 				api_key_hash = ?, enable_log = ?, updated_at = ? WHERE id = ?`,
-				c.SecretHash, int64(c.Scopes), c.Enabled, nullTime(c.ExpiresAt), nullString(c.APIKeyHash), c.EnableLog,
+				c.SecretHash, int64(c.Scopes), flag(c.Enabled), nullTime(c.ExpiresAt), nullString(c.APIKeyHash), flag(c.EnableLog),
 				c.UpdatedAt.UnixMilli(), c.ID)
 			if err != nil {
 				return classify(err, "update client")
 			}
 		} else {
 			_, err := tx.ExecContext(ctx, `INSERT INTO clients(`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				c.ID, c.SecretHash, int64(c.Scopes), c.Enabled, nullTime(c.ExpiresAt), nullString(c.APIKeyHash), c.EnableLog,
+				c.ID, c.SecretHash, int64(c.Scopes), flag(c.Enabled), nullTime(c.ExpiresAt), nullString(c.APIKeyHash), flag(c.EnableLog),
 				c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli())
 			if err != nil {
 				return classify(err, "insert client")
@@ -52,7 +52,7 @@ func (s *Store) PutClient(ctx context.Context, c auth.Client) (replaced bool, er
 // tokens. A missing client is a not-found error.
 func (s *Store) SetClientEnabled(ctx context.Context, id string, enabled bool, now time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE clients SET enabled = ?, updated_at = ? WHERE id = ?`, enabled, now.UnixMilli(), id)
+		res, err := tx.ExecContext(ctx, `UPDATE clients SET enabled = ?, updated_at = ? WHERE id = ?`, flag(enabled), now.UnixMilli(), id)
 		if err != nil {
 			return classify(err, "update client")
 		}

@@ -1,6 +1,8 @@
 // Package db is the service's store: one SQLite file (modernc.org/sqlite, no
-// CGO) opened as one writer connection and a bounded pool of readers. It is
-// the only package that speaks SQL.
+// CGO) opened as one writer connection and a bounded pool of readers, or a
+// PostgreSQL server (pgx) for a team's shared service. It is the only
+// package that speaks SQL; the rest of the program sees one Store either
+// way.
 //
 // Why two pools: SQLite allows one writer at a time. Funnelling every write
 // through a single connection whose transactions begin IMMEDIATE serialises
@@ -12,6 +14,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +22,15 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// The schemas, one per dialect, with the same versions: the single source of
+// the database layout.
+var (
+	//go:embed schema/sqlite.sql
+	sqliteSchema string
+	//go:embed schema/postgres.sql
+	postgresSchema string
 )
 
 // Options tune Open; zero values take defaults.
@@ -30,6 +42,9 @@ type Options struct {
 	// new store records it. "" checks nothing (client administration,
 	// which holds no market data).
 	Market string
+	// Schema replaces the built-in schema of the database's dialect (tests
+	// of the migration mechanism).
+	Schema string
 }
 
 func (o Options) withDefaults() Options {
@@ -44,9 +59,10 @@ func (o Options) withDefaults() Options {
 
 // Store is the open database.
 type Store struct {
-	path     string
-	w        *sql.DB // exactly one connection; every write goes here
-	r        *sql.DB // query_only readers
+	path     string  // the file, or the server's URL without its password
+	dialect  dialect // sqliteDialect or postgresDialect
+	w        *sql.DB // SQLite: exactly one connection; every write goes here
+	r        *sql.DB // SQLite: query_only readers (PostgreSQL: both are one pool)
 	schema   int     // user_version after migration
 	readOnly bool    // opened read-only: every write fails as unavailable
 	market   string  // MarketDemo, MarketLive, or "" (see Market)
@@ -68,18 +84,34 @@ func dsn(path string, busy time.Duration, extra ...string) string {
 	return path + sep + strings.Join(append(params, extra...), "&")
 }
 
-// Open opens (creating if needed) the database at path, applies the pending
-// migrations of schema, and returns the store.
-func Open(ctx context.Context, path, schema string, opt Options) (*Store, error) {
+// SQLiteSchema is the SQLite dialect's schema (the benchmark that loads the
+// same rows with the sqlite3 tool creates its table from it).
+func SQLiteSchema() string { return sqliteSchema }
+
+// Open opens the store at target, a database file (created if needed) or
+// a PostgreSQL URL (postgres://...), applies the pending migrations of its
+// dialect's schema, and returns the store.
+func Open(ctx context.Context, target string, opt Options) (*Store, error) {
 	opt = opt.withDefaults()
-	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, ":memory:") {
-		// A query string in the path would be read as driver options, and
-		// ":memory:" gives each pooled connection its own empty database.
-		return nil, fmt.Errorf("db: invalid database path %q", path)
+	schema := sqliteSchema
+	if IsPostgres(target) {
+		schema = postgresSchema
+	}
+	if opt.Schema != "" {
+		schema = opt.Schema
 	}
 	migrations, err := parseSchema(schema)
 	if err != nil {
 		return nil, err
+	}
+	if IsPostgres(target) {
+		return openPostgres(ctx, target, migrations, opt)
+	}
+	path := target
+	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, ":memory:") {
+		// A query string in the path would be read as driver options, and
+		// ":memory:" gives each pooled connection its own empty database.
+		return nil, fmt.Errorf("db: invalid database path %q", path)
 	}
 	if access := probeAccess(path); access != readWrite {
 		return openReadOnly(ctx, path, migrations, opt, access)
@@ -125,6 +157,9 @@ func describeOpenError(err error) error {
 // Close checkpoints the WAL into the main file and closes both pools. Call
 // it only after every reader and writer has stopped.
 func (s *Store) Close() error {
+	if s.dialect == postgresDialect {
+		return s.w.Close()
+	}
 	var errs []error
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
@@ -149,14 +184,20 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 // SchemaVersion is the migration the database is at.
 func (s *Store) SchemaVersion() int { return s.schema }
 
-// write runs fn in one IMMEDIATE transaction on the writer connection; any
-// error (or panic) rolls everything back.
+// write runs fn in one IMMEDIATE transaction on the writer connection (on
+// PostgreSQL, one holding the store's write lock, so writers take turns as
+// SQLite's do); any error (or panic) rolls everything back.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err, "begin")
 	}
 	defer tx.Rollback()
+	if s.dialect == postgresDialect {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+			return classify(err, "take the write lock")
+		}
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}

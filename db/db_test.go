@@ -15,7 +15,7 @@ import (
 func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	schema := "-- version 1\nCREATE TABLE a(x);\n-- version 2\nCREATE TABLE b(y);\n"
-	s, err := db.Open(context.Background(), path, schema, db.Options{})
+	s, err := db.Open(context.Background(), path, db.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,13 +24,13 @@ func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 	}
 	s.Close()
 	// Reopening must not re-run the sections (CREATE TABLE a would fail).
-	s, err = db.Open(context.Background(), path, schema, db.Options{})
+	s, err = db.Open(context.Background(), path, db.Options{Schema: schema})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
 	s.Close()
 	// A third section upgrades the existing file.
-	s, err = db.Open(context.Background(), path, schema+"-- version 3\nCREATE TABLE c(z);\n", db.Options{})
+	s, err = db.Open(context.Background(), path, db.Options{Schema: schema + "-- version 3\nCREATE TABLE c(z);\n"})
 	if err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}
@@ -39,7 +39,7 @@ func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 	}
 	s.Close()
 	// An older binary must refuse a newer file rather than misread it.
-	_, err = db.Open(context.Background(), path, schema, db.Options{})
+	_, err = db.Open(context.Background(), path, db.Options{Schema: schema})
 	if err == nil || !strings.Contains(err.Error(), "newer than this binary") {
 		t.Fatalf("open newer file with older schema: err = %v, want 'newer than this binary'", err)
 	}
@@ -48,13 +48,13 @@ func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 func TestFailedMigrationLeavesPreviousVersion(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	good := "-- version 1\nCREATE TABLE a(x);\n"
-	s, err := db.Open(context.Background(), path, good, db.Options{})
+	s, err := db.Open(context.Background(), path, db.Options{Schema: good})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	bad := good + "-- version 2\nCREATE TABLE b(y);\nCREATE TABLE a(x);\n" // second statement fails
-	if _, err := db.Open(context.Background(), path, bad, db.Options{}); err == nil {
+	if _, err := db.Open(context.Background(), path, db.Options{Schema: bad}); err == nil {
 		t.Fatal("open with a failing migration succeeded")
 	}
 	raw, err := sql.Open("sqlite", path)
@@ -78,7 +78,7 @@ func TestParseSchemaRejectsGapsAndEmpty(t *testing.T) {
 		"-- version 1\nCREATE TABLE a(x);\n-- version 3\nCREATE TABLE b(x);",
 		"-- version x\n",
 	} {
-		if _, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "x.db"), schema, db.Options{}); err == nil {
+		if _, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "x.db"), db.Options{Schema: schema}); err == nil {
 			t.Errorf("Open with schema %q succeeded, want an error", schema)
 		}
 	}
@@ -86,7 +86,7 @@ func TestParseSchemaRejectsGapsAndEmpty(t *testing.T) {
 
 func TestOpenRejectsPathsThatWouldBeMisread(t *testing.T) {
 	for _, p := range []string{"", ":memory:", "a.db?mode=ro", "a#b.db"} {
-		if _, err := db.Open(context.Background(), p, dbtest.Schema(t), db.Options{}); err == nil {
+		if _, err := db.Open(context.Background(), p, db.Options{}); err == nil {
 			t.Errorf("Open(%q) succeeded, want an error", p)
 		}
 	}
@@ -97,6 +97,12 @@ func TestHealthReportsWALAndVersion(t *testing.T) {
 	h, err := s.Health(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if dbtest.Postgres(t) {
+		if h.JournalMode != "postgresql" || h.SchemaVersion < 9 || h.FileBytes <= 0 {
+			t.Errorf("Health = %+v: want postgresql, the schema version, the database's size", h)
+		}
+		return
 	}
 	if h.JournalMode != "wal" {
 		t.Errorf("JournalMode = %q, want wal", h.JournalMode)

@@ -26,6 +26,9 @@ func classify(err error, op string) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return market.Wrap(market.KindUnavailable, err, "%s: cancelled", op)
 	}
+	if pe, ok := classifyPostgres(err, op); ok {
+		return pe
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff { // primary code; extended codes carry detail above the low byte

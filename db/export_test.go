@@ -18,7 +18,11 @@ func (s *Store) ReaderPragma(ctx context.Context, name string) (int, error) {
 // OpenReadOnly opens path the way Open does when the file (or, with
 // folder, its folder) is not writable: tests run as root, for whom every
 // file is writable, so the permission probe cannot be made to say so.
+// A schema "" is the built-in one.
 func OpenReadOnly(ctx context.Context, path, schema string, folder bool) (*Store, error) {
+	if schema == "" {
+		schema = sqliteSchema
+	}
 	migrations, err := parseSchema(schema)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,14 @@ func (s *Store) Health(ctx context.Context) (Health, error) {
 		return h, classify(err, "ping")
 	}
 	h.PingMS = float64(time.Since(start).Microseconds()) / 1000
+	if s.dialect == postgresDialect {
+		// The server's figures: its size, and no journal or pages to speak of.
+		h.JournalMode = "postgresql"
+		if err := s.r.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&h.FileBytes); err != nil {
+			return h, classify(err, "database size")
+		}
+		return h, nil
+	}
 	for _, q := range []struct {
 		pragma string
 		dest   any

@@ -27,7 +27,7 @@ func (s *Store) SaveHolidays(ctx context.Context, list []Holiday) error {
 			}
 		}
 		for _, h := range list {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO exchange_holidays(day, name) VALUES (?, ?)`, int(h.Day), h.Name); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO exchange_holidays(day, name) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET name = excluded.name`, int(h.Day), h.Name); err != nil {
 				return classify(err, "insert holiday")
 			}
 		}

@@ -201,14 +201,11 @@ type InfoImport struct {
 func (s *Store) RecordImport(ctx context.Context, r InfoImport) (int64, error) {
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO info_imports(kind, source, scope, started_at, finished_at, pages, failed,
-			fetched, inserted, updated, unchanged, removed, complete, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		err := tx.QueryRowContext(ctx, `INSERT INTO info_imports(kind, source, scope, started_at, finished_at, pages, failed,
+			fetched, inserted, updated, unchanged, removed, complete, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`,
 			r.Kind, r.Source, r.Scope, r.Started.UnixMilli(), r.Finished.UnixMilli(), r.Pages, r.Failed, r.Fetched,
-			r.Inserted, r.Updated, r.Unchanged, r.Removed, r.Complete, r.Error)
-		if err != nil {
-			return classify(err, "record import")
-		}
-		id, err = res.LastInsertId()
+			r.Inserted, r.Updated, r.Unchanged, r.Removed, flag(r.Complete), r.Error).Scan(&id)
 		return classify(err, "record import")
 	})
 	return id, err

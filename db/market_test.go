@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/db/dbtest"
 	"mdqs/market"
 )
 
 func openMarket(t *testing.T, path, want string) (*db.Store, error) {
 	t.Helper()
-	s, err := db.Open(context.Background(), path, dbtest.Schema(t), db.Options{Market: want})
+	s, err := db.Open(context.Background(), path, db.Options{Market: want})
 	if err == nil {
 		t.Cleanup(func() { s.Close() })
 	}

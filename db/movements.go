@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"mdqs/market"
@@ -37,8 +38,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, day market.Day, events []mark
 	if err := tx.QueryRowContext(ctx, `SELECT max(event_ms) FROM movement_events WHERE trade_day = ?`, int(day)).Scan(&last); err != nil {
 		return nil, classify(err, "read last event")
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO movement_events(trade_day, kind, source, board_code, board_name,
-		trigger, direction, pct, main_net, delta, event_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO movement_events(trade_day, kind, source, board_code, board_name,
+		trigger, direction, pct, main_net, delta, event_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING RETURNING id`)
 	if err != nil {
 		return nil, classify(err, "prepare event insert")
 	}
@@ -48,17 +50,17 @@ func insertEvents(ctx context.Context, tx *sql.Tx, day market.Day, events []mark
 		if last.Valid && ms <= last.Int64 {
 			ms = last.Int64 + 1
 		}
-		res, err := stmt.ExecContext(ctx, int(e.Day), string(e.Kind), e.Source, e.BoardCode, e.BoardName, e.Trigger, e.Direction,
-			nullFloat(e.Pct), nullFloat(e.MainNet), nullFloat(e.Delta), ms)
-		if err != nil {
+		err := stmt.QueryRowContext(ctx, int(e.Day), string(e.Kind), e.Source, e.BoardCode, e.BoardName, e.Trigger, e.Direction,
+			nullFloat(e.Pct), nullFloat(e.MainNet), nullFloat(e.Delta), ms).Scan(&e.ID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue // recorded before: the first crossing keeps its time
+		case err != nil:
 			return nil, classify(err, "insert event")
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			e.ID, _ = res.LastInsertId()
-			e.At = time.UnixMilli(ms).In(market.Shanghai())
-			added = append(added, e)
-			last = sql.NullInt64{Int64: ms, Valid: true}
-		}
+		e.At = time.UnixMilli(ms).In(market.Shanghai())
+		added = append(added, e)
+		last = sql.NullInt64{Int64: ms, Valid: true}
 	}
 	return added, nil
 }
@@ -95,7 +97,8 @@ func (s *Store) RecordTimeline(ctx context.Context, day market.Day, source strin
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO movement_timelines(trade_day, source, through_ms) VALUES (?, ?, ?)
-			ON CONFLICT (trade_day, source) DO UPDATE SET through_ms = max(through_ms, excluded.through_ms)`,
+			ON CONFLICT (trade_day, source) DO UPDATE SET through_ms = excluded.through_ms
+			WHERE excluded.through_ms > movement_timelines.through_ms`,
 			int(day), source, through.UnixMilli())
 		return classify(err, "record timeline")
 	})

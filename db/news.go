@@ -88,14 +88,11 @@ func (s *Store) UpsertNews(ctx context.Context, items []NewsRecord, now time.Tim
 
 func insertNews(ctx context.Context, tx *sql.Tx, it NewsRecord, now time.Time) (int64, error) {
 	tags, codes := newsJSON(it)
-	res, err := tx.ExecContext(ctx, `INSERT INTO news(feed, upstream_id, type, title, summary, body, url, tags, codes,
-		published_at, published_day, fetched_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO news(feed, upstream_id, type, title, summary, body, url, tags, codes,
+		published_at, published_day, fetched_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		it.Feed, it.UID, it.Type, it.Title, it.Summary, it.Body, it.URL, tags, codes, it.Published.UnixMilli(),
-		int(market.DayOf(it.Published)), now.UnixMilli(), now.UnixMilli())
-	if err != nil {
-		return 0, classify(err, "insert news")
-	}
-	id, err := res.LastInsertId()
+		int(market.DayOf(it.Published)), now.UnixMilli(), now.UnixMilli()).Scan(&id)
 	return id, classify(err, "insert news")
 }
 
@@ -115,7 +112,7 @@ func indexNews(ctx context.Context, tx *sql.Tx, it NewsRecord) error {
 		return classify(err, "index news codes")
 	}
 	for _, c := range it.Codes {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO news_codes(code, news_id) VALUES (?, ?)`, c.String(), it.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO news_codes(code, news_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, c.String(), it.ID); err != nil {
 			return classify(err, "index news codes")
 		}
 	}
@@ -201,12 +198,20 @@ func (s *Store) News(ctx context.Context, q NewsQuery) ([]NewsRecord, int, error
 	from := `news n`
 	var f filter
 	if q.Search != "" {
-		match, err := FTSQuery(q.Search)
+		phrases, err := ftsPhrases(q.Search)
 		if err != nil {
 			return nil, 0, err
 		}
 		from = `news n JOIN news_fts f ON f.rowid = n.id`
-		f.and("news_fts MATCH ?", match)
+		if s.dialect == postgresDialect {
+			// The same segmented text, in the 'simple' configuration: each
+			// phrase's tokens adjacent and in order, as FTS5's phrase.
+			for _, p := range phrases {
+				f.and("f.tsv @@ phraseto_tsquery('simple', ?)", p)
+			}
+		} else {
+			f.and("news_fts MATCH ?", ftsMatch(phrases))
+		}
 	}
 	if q.Type != 0 {
 		f.and("n.type = ?", q.Type)
@@ -306,19 +311,35 @@ func isCJK(r rune) bool {
 // and nothing in the text is read as FTS5 syntax. Text with nothing
 // searchable (only punctuation) is an invalid parameter.
 func FTSQuery(q string) (string, error) {
+	phrases, err := ftsPhrases(q)
+	if err != nil {
+		return "", err
+	}
+	return ftsMatch(phrases), nil
+}
+
+// ftsPhrases are a search's terms, each segmented as the index is.
+func ftsPhrases(q string) ([]string, error) {
 	var phrases []string
 	for _, term := range strings.Fields(q) {
-		seg := ftsSegment(term)
-		if seg == "" {
-			continue
+		if seg := ftsSegment(term); seg != "" {
+			phrases = append(phrases, seg)
 		}
-		phrases = append(phrases, `"`+strings.ReplaceAll(seg, `"`, `""`)+`"`)
 	}
 	if len(phrases) == 0 {
-		return "", market.Errorf(market.KindInvalid, "q %q has no letters, digits or characters to search for", q)
+		return nil, market.Errorf(market.KindInvalid, "q %q has no letters, digits or characters to search for", q)
 	}
 	if len(phrases) > 16 {
-		return "", market.Errorf(market.KindInvalid, "q has %d terms; at most 16", len(phrases))
+		return nil, market.Errorf(market.KindInvalid, "q has %d terms; at most 16", len(phrases))
 	}
-	return strings.Join(phrases, " AND "), nil
+	return phrases, nil
+}
+
+// ftsMatch is FTS5's query of the phrases, all required.
+func ftsMatch(phrases []string) string {
+	quoted := make([]string, len(phrases))
+	for i, p := range phrases {
+		quoted[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " AND ")
 }

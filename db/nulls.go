@@ -17,3 +17,12 @@ func floatOrNaN(v sql.NullFloat64) float64 {
 	}
 	return v.Float64
 }
+
+// flag is a boolean as the schema stores it (an integer 1 or 0: SQLite has
+// no boolean type, and PostgreSQL will not take a Go bool for BIGINT).
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

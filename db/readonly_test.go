@@ -31,7 +31,7 @@ func TestReadOnlyStoreServesReadsAndRefusesWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ro, err := db.OpenReadOnly(ctx, path, dbtest.Schema(t), folder)
+			ro, err := db.OpenReadOnly(ctx, path, "", folder)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestReadOnlyStoreServesReadsAndRefusesWrites(t *testing.T) {
 func TestReadOnlyStoreRefusesAnOldSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := "-- version 1\nCREATE TABLE a(x);\n"
-	s, err := db.Open(context.Background(), path, old, db.Options{})
+	s, err := db.Open(context.Background(), path, db.Options{Schema: old})
 	if err != nil {
 		t.Fatal(err)
 	}

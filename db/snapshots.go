@@ -13,18 +13,19 @@ import (
 func (s *Store) SaveSnapshot(ctx context.Context, snap market.SectorSnapshot, collectedAt time.Time) (int64, error) {
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO snapshot_runs(kind, source, trade_day, as_of, collected_at, row_count)
-			VALUES (?, ?, ?, ?, ?, ?)`, string(snap.Kind), snap.Source, int(market.DayOf(snap.At)), snap.At.UnixMilli(),
-			collectedAt.UnixMilli(), len(snap.Sectors))
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO snapshot_runs(kind, source, trade_day, as_of, collected_at, row_count)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, string(snap.Kind), snap.Source, int(market.DayOf(snap.At)), snap.At.UnixMilli(),
+			collectedAt.UnixMilli(), len(snap.Sectors)).Scan(&id); err != nil {
 			return classify(err, "insert snapshot run")
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return classify(err, "insert snapshot run")
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sector_snapshots(run_id, name, code, price, pct, amount,
+		// A name twice in one snapshot keeps its last row.
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO sector_snapshots(run_id, name, code, price, pct, amount,
 			turnover, main_net, main_net_ratio, up, down, flat, leader_code, leader_name, leader_pct)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, name) DO UPDATE SET code = excluded.code,
+			price = excluded.price, pct = excluded.pct, amount = excluded.amount, turnover = excluded.turnover,
+			main_net = excluded.main_net, main_net_ratio = excluded.main_net_ratio, up = excluded.up, down = excluded.down,
+			flat = excluded.flat, leader_code = excluded.leader_code, leader_name = excluded.leader_name,
+			leader_pct = excluded.leader_pct`)
 		if err != nil {
 			return classify(err, "prepare sector insert")
 		}

@@ -28,8 +28,9 @@ func (s *Store) UpsertStocks(ctx context.Context, list []Stock, now time.Time) e
 			listed_day = coalesce(excluded.listed_day, stocks.listed_day),
 			float_shares = coalesce(excluded.float_shares, stocks.float_shares),
 			source = excluded.source, updated_at = excluded.updated_at
-			WHERE name IS NOT excluded.name OR type IS NOT excluded.type OR excluded.industry != stocks.industry
-			OR excluded.listed_day IS NOT stocks.listed_day OR excluded.float_shares IS NOT stocks.float_shares`)
+			WHERE stocks.name IS DISTINCT FROM excluded.name OR stocks.type IS DISTINCT FROM excluded.type
+			OR excluded.industry != stocks.industry OR excluded.listed_day IS DISTINCT FROM stocks.listed_day
+			OR excluded.float_shares IS DISTINCT FROM stocks.float_shares`)
 		if err != nil {
 			return classify(err, "prepare stock upsert")
 		}

@@ -25,7 +25,7 @@ func (s *Store) InsertToken(ctx context.Context, t auth.Token, max int) (evicted
 		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM tokens WHERE client_id = ? AND expires_at <= ?
 			UNION ALL
 			SELECT id, hash FROM (SELECT id, hash FROM tokens WHERE client_id = ? AND expires_at > ?
-				ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?)`,
+				ORDER BY created_at DESC, id DESC LIMIT 1000000000 OFFSET ?) AS older`,
 			t.ClientID, t.CreatedAt.UnixMilli(), t.ClientID, t.CreatedAt.UnixMilli(), max)
 		if err != nil {
 			return classify(err, "find evictable tokens")

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,16 +55,12 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := os.ReadFile(filepath.Join("..", "schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	clock := market.NewFixedClock(t0)
 	logs := &loadgen.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "mdqs.db"), string(schema), db.Options{Readers: cfg.Server.DBReaders})
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "mdqs.db"), db.Options{Readers: cfg.Server.DBReaders})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/db/dbtest"
 	"mdqs/demo"
 	"mdqs/kline"
 	"mdqs/market"
@@ -28,7 +27,7 @@ import (
 // the whole frame every time. The setup ingests ~420,000 bars first.
 func BenchmarkFullMarketScreen(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.db")
-	store, err := db.Open(context.Background(), path, dbtest.Schema(b), db.Options{})
+	store, err := db.Open(context.Background(), path, db.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -35,7 +35,6 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines generating bars")
 	txRows := fs.Int("tx-rows", 50_000, "rows per IngestBars call (one transaction)")
 	force := fs.Bool("force", false, "offer every bar again even where the coverage holds it")
-	schemaPath := fs.String("schema", "", "schema.sql (default: found from the current directory)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -61,15 +60,11 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("gen: -end %v is not a trading day", end)}
 	}
 	from := cal.Next(market.NewDay(end.Year()-*years, end.Month(), end.Dom()))
-	schema, err := readSchema(*schemaPath)
-	if err != nil {
-		return err
-	}
 	m, err := demoMarket(*stocks, *seed, cal, from, fixedClock(end.At(20, 0, 0)))
 	if err != nil {
 		return err
 	}
-	store, err := db.Open(ctx, *path, schema, db.Options{Readers: 2})
+	store, err := db.Open(ctx, *path, db.Options{Readers: 2})
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ store's Close (which checkpoints the WAL into the file). The CLI side gets
 the same rows as a CSV (columns and integer prices exactly as the store
 writes them; written before the clock starts) and runs, as one timed
 process, PRAGMA journal_mode=WAL and synchronous=NORMAL (the store's
-settings), schema.sql's CREATE TABLE bars, then BEGIN; .import --csv
+settings), the store's CREATE TABLE bars, then BEGIN; .import --csv
 --skip 0 FILE bars; COMMIT. Both databases are checked to hold the same
 rows. The Go side then offers the same rows again (nothing is written: the
 idempotent path).
@@ -52,18 +52,13 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	variants := fs.Bool("variants", false, "also time rows-per-statement and rows-per-transaction variants")
 	repeat := fs.Int("repeat", 3, "rounds (medians are reported)")
 	seed := fs.Int64("seed", 20240101, "demo market seed")
-	schemaPath := fs.String("schema", "", "schema.sql (default: found from the current directory)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *rows < 1 || *txRows < 1 || *repeat < 1 {
 		return usageError{"ingest: -rows, -tx-rows and -repeat must be positive"}
 	}
-	schema, err := readSchema(*schemaPath)
-	if err != nil {
-		return err
-	}
-	ddl, err := barsDDL(schema)
+	ddl, err := barsDDL(db.SQLiteSchema())
 	if err != nil {
 		return err
 	}
@@ -102,7 +97,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	same := true
 	for round := range *repeat {
 		removeDB(goDB)
-		d, c, err := ingestGo(ctx, goDB, schema, batches, *txRows)
+		d, c, err := ingestGo(ctx, goDB, batches, *txRows)
 		if err != nil {
 			return err
 		}
@@ -110,7 +105,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("db.IngestBars wrote %d of %d rows into a fresh database", c.Written, *rows)
 		}
 		goT = append(goT, d)
-		if d, again, err = ingestGo(ctx, goDB, schema, batches, *txRows); err != nil {
+		if d, again, err = ingestGo(ctx, goDB, batches, *txRows); err != nil {
 			return err
 		}
 		againT = append(againT, d)
@@ -208,9 +203,9 @@ func benchRows(ctx context.Context, n int, seed int64) ([]db.BarBatch, error) {
 // ingestGo stores the batches with db.IngestBars in calls of about txRows
 // rows; the time runs to the end of Close, whose checkpoint puts the rows
 // in the database file, as the sqlite3 process's exit does.
-func ingestGo(ctx context.Context, path, schema string, batches []db.BarBatch, txRows int) (time.Duration, db.IngestCounts, error) {
+func ingestGo(ctx context.Context, path string, batches []db.BarBatch, txRows int) (time.Duration, db.IngestCounts, error) {
 	var total db.IngestCounts
-	store, err := db.Open(ctx, path, schema, db.Options{Readers: 1})
+	store, err := db.Open(ctx, path, db.Options{Readers: 1})
 	if err != nil {
 		return 0, total, err
 	}

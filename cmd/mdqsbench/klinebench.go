@@ -53,7 +53,6 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	warm := fs.Int("warmup", 200, "requests sent before measuring")
 	codeArg := fs.String("code", "600519.SH", "the stock asked for")
 	rotate := fs.Bool("rotate", false, "ask for a different stock each request (every stock of the stocks table in turn)")
-	schemaPath := fs.String("schema", "", "schema.sql (default: found from the current directory)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -67,11 +66,7 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usageError{"kline: -code: " + err.Error()}
 	}
-	schema, err := readSchema(*schemaPath)
-	if err != nil {
-		return err
-	}
-	srv, err := startServer(ctx, *path, schema)
+	srv, err := startServer(ctx, *path)
 	if err != nil {
 		return err
 	}
@@ -159,7 +154,7 @@ type benchServer struct {
 
 // startServer wires the parts of serve that GET /v1/api/kline uses, on
 // the shipped configuration's demo mode with the database given.
-func startServer(ctx context.Context, path, schema string) (*benchServer, error) {
+func startServer(ctx context.Context, path string) (*benchServer, error) {
 	cfg := config.Default()
 	cfg.Server.DB = path
 	cfg.Sources.Default = "demo"
@@ -179,7 +174,7 @@ func startServer(ctx context.Context, path, schema string) (*benchServer, error)
 		closeAll()
 		return nil, err
 	}
-	store, err := db.Open(ctx, path, schema, db.Options{Readers: cfg.Server.DBReaders})
+	store, err := db.Open(ctx, path, db.Options{Readers: cfg.Server.DBReaders})
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,7 @@
 //	go run ./cmd/mdqsbench kline -db /tmp/mdqs-bench.db
 //	go run ./cmd/mdqsbench vipdoc -dir /tmp/fake_tdx
 //
-// Run it from the repository root (it reads schema.sql, the same schema the
-// binary embeds) or pass -schema.
+// It uses the store's own schema (package db embeds it).
 package main
 
 import (
@@ -20,7 +19,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -112,30 +110,6 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
-}
-
-// readSchema reads schema.sql: the file given, else the one in the
-// current directory or the nearest parent (the repository root).
-func readSchema(path string) (string, error) {
-	if path != "" {
-		b, err := os.ReadFile(path)
-		return string(b), err
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "schema.sql"))
-		if err == nil {
-			return string(b), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("schema.sql not found in this directory or its parents: run from the repository or pass -schema")
-		}
-		dir = parent
-	}
 }
 
 // barsDDL is schema.sql's CREATE TABLE bars statement, for the sqlite3

@@ -58,11 +58,7 @@ func TestTxChunksKeepsBatchesWhole(t *testing.T) {
 }
 
 func TestBarsDDLIsTheSchemas(t *testing.T) {
-	schema, err := readSchema(filepath.Join("..", "..", "schema.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ddl, err := barsDDL(schema)
+	ddl, err := barsDDL(db.SQLiteSchema())
 	if err != nil || !strings.HasPrefix(ddl, "CREATE TABLE bars (") || !strings.HasSuffix(ddl, "WITHOUT ROWID;") {
 		t.Fatalf("bars DDL %q, %v", ddl, err)
 	}
