@@ -193,7 +193,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	if store.ReadOnly() {
 		log.Warn("database opened read-only (no write permission on the file or its folder): reads are served, writes answer 503 'database not writable'",
-			"db", cfg.DBPath())
+			"db", db.Redact(cfg.DBPath()))
 	}
 
 	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
@@ -353,7 +353,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	defer screens.Stop()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", cfg.DBPath(), "sources", sourceNames(cfg),
+	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
 		"config", from, "version", env.Version, "signature", cfg.Auth.Signature)
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
@@ -439,7 +439,7 @@ func checkClients(ctx context.Context, cfg config.Config, store *db.Store, clock
 		}
 	}
 	log.Warn("no API client is enabled, so every request will be refused: add one with 'mdqs client add -id NAME -scopes \"*\"' (it prints the secret)",
-		"db", cfg.DBPath())
+		"db", db.Redact(cfg.DBPath()))
 	return nil
 }
 

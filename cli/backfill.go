@@ -102,7 +102,7 @@ func backfill(ctx context.Context, env Env, args []string, afterCode func(done i
 		return &ExitError{Code: 1, Err: errors.New("the source lists no stocks: nothing to backfill")}
 	}
 	_, srcName := src.Bars()
-	fmt.Fprintf(env.Stdout, "backfill %s bars of %d codes, %v to %v, from %s into %s\n", req.freq, len(codes), req.from, to, srcName, cfg.Server.DB)
+	fmt.Fprintf(env.Stdout, "backfill %s bars of %d codes, %v to %v, from %s into %s\n", req.freq, len(codes), req.from, to, srcName, db.Redact(cfg.Server.DB))
 
 	unit := "codes"
 	if len(windows) > 1 {

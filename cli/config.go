@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"mdqs/config"
+	"mdqs/db"
 )
 
 const configUsage = `usage: mdqs config COMMAND [flags]
@@ -52,7 +53,7 @@ func Config(ctx context.Context, env Env, args []string) error {
 			mode = "demo"
 		}
 		_, err = env.Stdout.Write([]byte("config " + from + ": " + mode + " mode (sources.default = " + cfg.Sources.Default +
-			"), database " + cfg.DBPath() + ", listening on " + cfg.Server.Addr + "\n"))
+			"), database " + db.Redact(cfg.DBPath()) + ", listening on " + cfg.Server.Addr + "\n"))
 		return err
 	}
 	return Usage(configUsage)

@@ -144,6 +144,12 @@ func checkStore(env Env, path string, create bool, hint string) (isNew bool, err
 	if strings.HasPrefix(path, "file:") {
 		return false, nil // a URI: SQLite resolves it
 	}
+	if db.IsPostgres(path) {
+		// A server: the store makes its tables on first use, and the
+		// database itself is the administrator's to create.
+		fmt.Fprintln(env.Stderr, "database "+db.Redact(path))
+		return false, nil
+	}
 	shown := path
 	if abs, err := filepath.Abs(path); err == nil {
 		shown = abs

@@ -237,12 +237,14 @@ func planInstall(configPath, dbPath string, deps serviceDeps) (installPlan, erro
 	// serve opens a relative server.db in its working folder, which for
 	// the service is the configuration's; -db is relative to here.
 	db := cfg.DBPath()
-	if dbPath == "" && !filepath.IsAbs(db) {
-		db = filepath.Join(filepath.Dir(absConfig), db)
-	}
-	absDB, err := filepath.Abs(db)
-	if err != nil {
-		return installPlan{}, err
+	absDB := db // a server's URL is no path
+	if !config.IsServerURL(db) {
+		if dbPath == "" && !filepath.IsAbs(db) {
+			db = filepath.Join(filepath.Dir(absConfig), db)
+		}
+		if absDB, err = filepath.Abs(db); err != nil {
+			return installPlan{}, err
+		}
 	}
 	exe, err := deps.executable()
 	if err != nil {

@@ -291,6 +291,11 @@ func (c Config) Validate() error {
 	if c.Server.DB != "" && strings.TrimSpace(c.Server.DB) == "" {
 		bad("server.db", "must name a database file, or be empty for the mode's default")
 	}
+	if IsServerURL(c.Server.DB) {
+		if u, err := url.Parse(c.Server.DB); err != nil || u.Host == "" {
+			bad("server.db", "want a file or a URL postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable]")
+		}
+	}
 	if c.Server.DBReaders < 1 || c.Server.DBReaders > 64 {
 		bad("server.db_readers", "want 1..64, got %d", c.Server.DBReaders)
 	}
@@ -461,11 +466,22 @@ func (c Config) TerminalDir() string {
 		return c.TDX.Dir
 	}
 	db := c.DBPath()
+	if IsServerURL(db) {
+		return "mdqs-demo-tdx" // the store is a server's: the working folder
+	}
 	return strings.TrimSuffix(db, filepath.Ext(db)) + "-tdx"
+}
+
+// IsServerURL reports a server.db that names a PostgreSQL server rather
+// than a file (the store's own test is db.IsPostgres; config cannot
+// import the store).
+func IsServerURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
 // DBPath is the database file: server.db, or the mode's own file when it is
 // empty, so that a demo run and a live run in one folder never share one.
+// server.db may also be a PostgreSQL URL (postgres://...).
 func (c Config) DBPath() string {
 	switch {
 	case c.Server.DB != "":

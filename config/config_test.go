@@ -84,6 +84,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[limits]\nclient_burst = 0", "limits.client_rate"},
 		{"[limits]\ntoken_rate = -1.0", "limits.token_rate"},
 		{"[limits.clients]\nbot = { rate = 5.0, burst = 0 }", "limits.clients.bot"},
+		{"[server]\ndb = \"postgres:///mdqs\"", "server.db"}, // no host: pgx would try a local socket
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))
@@ -129,6 +130,7 @@ func TestDBPathFollowsTheMode(t *testing.T) {
 		{"[sources]\ndefault = \"push2\"", LiveDB},
 		{"[server]\ndb = \"x.db\"\n[sources]\ndefault = \"demo\"", "x.db"},
 		{"[server]\ndb = \"x.db\"\n[sources]\ndefault = \"akshare\"", "x.db"},
+		{"[server]\ndb = \"postgres://mdqs@db.lan/mdqs\"", "postgres://mdqs@db.lan/mdqs"},
 	} {
 		cfg, err := Parse(strings.NewReader(tt.text))
 		if err != nil {
@@ -226,5 +228,19 @@ func TestDemoTerminalKey(t *testing.T) {
 		case tt.bad != "" && (err == nil || !strings.Contains(err.Error(), "tdx.dir") || !strings.Contains(err.Error(), tt.bad)):
 			t.Errorf("%q: Validate() = %v, want an error naming tdx.dir and saying %q", tt.toml, err, tt.bad)
 		}
+	}
+}
+
+// A store on a server has no file to put the demo terminal beside.
+func TestTerminalDirOfAServerStore(t *testing.T) {
+	cfg, err := Parse(strings.NewReader("[server]\ndb = \"postgres://mdqs:pw@db.lan:5432/mdqs\""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("a PostgreSQL URL does not validate: %v", err)
+	}
+	if got := cfg.TerminalDir(); got != "mdqs-demo-tdx" {
+		t.Errorf("TerminalDir = %q, want the working folder's mdqs-demo-tdx", got)
 	}
 }

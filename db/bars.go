@@ -70,16 +70,20 @@ const barColumns = 13
 // the same transaction, so a crash leaves bars and coverage consistent.
 func (s *Store) IngestBars(ctx context.Context, batches []BarBatch) (IngestCounts, error) {
 	var total IngestCounts
-	err := s.write(ctx, func(tx *sql.Tx) (err error) {
-		total, err = ingestBatches(ctx, tx, batches)
+	err := s.writeTxn(ctx, func(t *txn) (err error) {
+		total, err = ingestBatches(ctx, t, batches)
 		return err
 	})
 	return total, err
 }
 
 // ingestBatches upserts batches inside tx, the prepared statements shared
-// by every batch of the transaction.
-func ingestBatches(ctx context.Context, tx *sql.Tx, batches []BarBatch) (IngestCounts, error) {
+// by every batch of the transaction (on PostgreSQL, with COPY: copyBatches).
+func ingestBatches(ctx context.Context, t *txn, batches []BarBatch) (IngestCounts, error) {
+	if t.dialect == postgresDialect {
+		return copyBatches(ctx, t, batches)
+	}
+	tx := t.Tx
 	var total IngestCounts
 	stmts := map[int]*sql.Stmt{}
 	defer func() {
@@ -120,16 +124,32 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, b Bar
 		c.Written += int(n)
 	}
 	c.Unchanged = c.Bars - c.Written
-	if b.Cover != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bar_coverage(code, freq, first_day, last_day, source, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(code, freq) DO UPDATE SET first_day = excluded.first_day,
-			last_day = excluded.last_day, source = excluded.source, updated_at = excluded.updated_at`,
-			code, freq, int(b.Cover.First), int(b.Cover.Last), b.Source, time.Now().UnixMilli()); err != nil {
-			return c, classify(err, "set coverage")
-		}
-	}
-	return c, nil
+	return c, setCoverage(ctx, tx, b)
 }
+
+// setCoverage records a batch's coverage, if it sets one.
+func setCoverage(ctx context.Context, tx *sql.Tx, b BarBatch) error {
+	if b.Cover == nil {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO bar_coverage(code, freq, first_day, last_day, source, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(code, freq) DO UPDATE SET first_day = excluded.first_day,
+		last_day = excluded.last_day, source = excluded.source, updated_at = excluded.updated_at`,
+		b.Code.String(), FreqMinutes(b.Freq), int(b.Cover.First), int(b.Cover.Last), b.Source, time.Now().UnixMilli())
+	return classify(err, "set coverage")
+}
+
+// barUpsert is the conflict clause of every bar insert: a row is rewritten
+// only when a value differs, so an identical one is neither written nor
+// counted.
+const barUpsert = ` ON CONFLICT(code, freq, ts) DO UPDATE SET trade_date = excluded.trade_date, open = excluded.open,
+	high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume, amount = excluded.amount,
+	turnover_rate = excluded.turnover_rate, large_order_net = excluded.large_order_net, source = excluded.source
+	WHERE bars.trade_date IS DISTINCT FROM excluded.trade_date OR bars.open IS DISTINCT FROM excluded.open
+	OR bars.high IS DISTINCT FROM excluded.high OR bars.low IS DISTINCT FROM excluded.low
+	OR bars.close IS DISTINCT FROM excluded.close OR bars.volume IS DISTINCT FROM excluded.volume
+	OR bars.amount IS DISTINCT FROM excluded.amount OR bars.turnover_rate IS DISTINCT FROM excluded.turnover_rate
+	OR bars.large_order_net IS DISTINCT FROM excluded.large_order_net`
 
 // upsertStmt prepares (once per transaction and row count) the multi-row
 // upsert whose DO UPDATE runs only when a value differs: an identical row
@@ -147,14 +167,7 @@ func upsertStmt(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, rows i
 		}
 		q.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
-	q.WriteString(` ON CONFLICT(code, freq, ts) DO UPDATE SET trade_date = excluded.trade_date, open = excluded.open,
-		high = excluded.high, low = excluded.low, close = excluded.close, volume = excluded.volume, amount = excluded.amount,
-		turnover_rate = excluded.turnover_rate, large_order_net = excluded.large_order_net, source = excluded.source
-		WHERE bars.trade_date IS DISTINCT FROM excluded.trade_date OR bars.open IS DISTINCT FROM excluded.open
-		OR bars.high IS DISTINCT FROM excluded.high OR bars.low IS DISTINCT FROM excluded.low
-		OR bars.close IS DISTINCT FROM excluded.close OR bars.volume IS DISTINCT FROM excluded.volume
-		OR bars.amount IS DISTINCT FROM excluded.amount OR bars.turnover_rate IS DISTINCT FROM excluded.turnover_rate
-		OR bars.large_order_net IS DISTINCT FROM excluded.large_order_net`)
+	q.WriteString(barUpsert)
 	st, err := tx.PrepareContext(ctx, q.String())
 	if err != nil {
 		return nil, classify(err, "prepare bar upsert")

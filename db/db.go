@@ -65,6 +65,10 @@ type Store struct {
 	r        *sql.DB // SQLite: query_only readers (PostgreSQL: both are one pool)
 	schema   int     // user_version after migration
 	readOnly bool    // opened read-only: every write fails as unavailable
+	// writeLock is the advisory lock key of this store's write transactions
+	// on PostgreSQL: one per schema, so stores sharing a server (a test's
+	// schema each) do not wait on each other.
+	writeLock int64
 	market   string  // MarketDemo, MarketLive, or "" (see Market)
 }
 
@@ -188,17 +192,35 @@ func (s *Store) SchemaVersion() int { return s.schema }
 // PostgreSQL, one holding the store's write lock, so writers take turns as
 // SQLite's do); any error (or panic) rolls everything back.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	return s.writeTxn(ctx, func(t *txn) error { return fn(t.Tx) })
+}
+
+// txn is a write transaction with the connection it runs on, for the
+// statements database/sql has no form of (PostgreSQL's COPY).
+type txn struct {
+	*sql.Tx
+	conn    *sql.Conn
+	dialect dialect
+}
+
+// writeTxn is write for work that needs the transaction's connection.
+func (s *Store) writeTxn(ctx context.Context, fn func(t *txn) error) error {
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return classify(err, "begin")
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err, "begin")
 	}
 	defer tx.Rollback()
 	if s.dialect == postgresDialect {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, s.writeLock); err != nil {
 			return classify(err, "take the write lock")
 		}
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&txn{Tx: tx, conn: conn, dialect: s.dialect}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

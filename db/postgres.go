@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"strings"
 	"sync"
@@ -36,7 +37,16 @@ func IsPostgres(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// redact is a PostgreSQL URL without its password, for messages and logs.
+// Redact is the store's target as messages and logs may show it: a
+// PostgreSQL URL without its password, a file path as it is.
+func Redact(target string) string {
+	if !IsPostgres(target) {
+		return target
+	}
+	return redact(target)
+}
+
+// redact is a PostgreSQL URL without its password.
 func redact(target string) string {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -73,7 +83,13 @@ func openPostgres(ctx context.Context, target string, migrations []migration, op
 		pool.Close()
 		return nil, fmt.Errorf("db: open %s: %w", s.path, err)
 	}
-	if s.schema, err = migratePostgres(ctx, pool, migrations); err != nil {
+	var schema string
+	if err := pool.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("db: open %s: %w", s.path, err)
+	}
+	s.writeLock = lockKey(writeLockKey, schema)
+	if s.schema, err = migratePostgres(ctx, pool, migrations, lockKey(migrateLockKey, schema)); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -86,16 +102,16 @@ func openPostgres(ctx context.Context, target string, migrations []migration, op
 
 // migratePostgres applies the pending migrations, each in one transaction
 // with its version, under an advisory lock held on one connection.
-func migratePostgres(ctx context.Context, pool *sql.DB, migrations []migration) (int, error) {
+func migratePostgres(ctx context.Context, pool *sql.DB, migrations []migration, lock int64) (int, error) {
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("db: migrate: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, lock); err != nil {
 		return 0, fmt.Errorf("db: migrate: lock: %w", err)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLockKey)
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lock)
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS mdqs_schema (version BIGINT NOT NULL)`); err != nil {
 		return 0, fmt.Errorf("db: migrate: %w", err)
 	}
@@ -126,6 +142,13 @@ func migratePostgres(ctx context.Context, pool *sql.DB, migrations []migration) 
 		current = m.version
 	}
 	return current, nil
+}
+
+// lockKey is an advisory lock key of one schema's store.
+func lockKey(base int64, schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(schema))
+	return base ^ int64(h.Sum64()>>16)
 }
 
 // rebindConnector hands out pgx connections that take ? placeholders.

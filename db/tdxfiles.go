@@ -42,11 +42,11 @@ func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
 // recorded, or neither (and the next import does it again).
 func (s *Store) IngestFiles(ctx context.Context, batches []BarBatch, files []FileState, now time.Time) (IngestCounts, error) {
 	var total IngestCounts
-	err := s.write(ctx, func(tx *sql.Tx) (err error) {
-		if total, err = ingestBatches(ctx, tx, batches); err != nil {
+	err := s.writeTxn(ctx, func(t *txn) (err error) {
+		if total, err = ingestBatches(ctx, t, batches); err != nil {
 			return err
 		}
-		return saveFileStates(ctx, tx, files, now)
+		return saveFileStates(ctx, t.Tx, files, now)
 	})
 	return total, err
 }
