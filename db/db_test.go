@@ -2,20 +2,23 @@ package db_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	_ "modernc.org/sqlite"
 )
 
+// Migrations run on either store: once each, recorded, upgrading an
+// older store, refused by an older binary.
 func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	schema := "-- version 1\nCREATE TABLE a(x);\n-- version 2\nCREATE TABLE b(y);\n"
-	s, err := db.Open(context.Background(), path, db.Options{Schema: schema})
+	target := dbtest.Target(t)
+	schema := "-- version 1\nCREATE TABLE a(x INTEGER);\n-- version 2\nCREATE TABLE b(y INTEGER);\n"
+	s, err := db.Open(context.Background(), target, db.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,13 +27,13 @@ func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 	}
 	s.Close()
 	// Reopening must not re-run the sections (CREATE TABLE a would fail).
-	s, err = db.Open(context.Background(), path, db.Options{Schema: schema})
+	s, err = db.Open(context.Background(), target, db.Options{Schema: schema})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
 	s.Close()
-	// A third section upgrades the existing file.
-	s, err = db.Open(context.Background(), path, db.Options{Schema: schema + "-- version 3\nCREATE TABLE c(z);\n"})
+	// A third section upgrades the existing store.
+	s, err = db.Open(context.Background(), target, db.Options{Schema: schema + "-- version 3\nCREATE TABLE c(z INTEGER);\n"})
 	if err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}
@@ -38,36 +41,91 @@ func TestMigrationsApplyOnceAndRecordVersion(t *testing.T) {
 		t.Fatalf("after upgrade SchemaVersion() = %d, want 3", got)
 	}
 	s.Close()
-	// An older binary must refuse a newer file rather than misread it.
-	_, err = db.Open(context.Background(), path, db.Options{Schema: schema})
+	// An older binary must refuse a newer store rather than misread it.
+	_, err = db.Open(context.Background(), target, db.Options{Schema: schema})
 	if err == nil || !strings.Contains(err.Error(), "newer than this binary") {
-		t.Fatalf("open newer file with older schema: err = %v, want 'newer than this binary'", err)
+		t.Fatalf("open newer store with older schema: err = %v, want 'newer than this binary'", err)
 	}
 }
 
 func TestFailedMigrationLeavesPreviousVersion(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	good := "-- version 1\nCREATE TABLE a(x);\n"
-	s, err := db.Open(context.Background(), path, db.Options{Schema: good})
+	target := dbtest.Target(t)
+	good := "-- version 1\nCREATE TABLE a(x INTEGER);\n"
+	s, err := db.Open(context.Background(), target, db.Options{Schema: good})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	bad := good + "-- version 2\nCREATE TABLE b(y);\nCREATE TABLE a(x);\n" // second statement fails
-	if _, err := db.Open(context.Background(), path, db.Options{Schema: bad}); err == nil {
+	bad := good + "-- version 2\nCREATE TABLE b(y INTEGER);\nCREATE TABLE a(x INTEGER);\n" // second statement fails
+	if _, err := db.Open(context.Background(), target, db.Options{Schema: bad}); err == nil {
 		t.Fatal("open with a failing migration succeeded")
 	}
-	raw, err := sql.Open("sqlite", path)
+	// Still at version 1, and without b: a version 2 that makes b applies.
+	s, err = db.Open(context.Background(), target, db.Options{Schema: good + "-- version 2\nCREATE TABLE b(y INTEGER);\n"})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("after a failed migration, the next one: %v (was b left behind?)", err)
 	}
-	defer raw.Close()
-	var v int
-	raw.QueryRow("PRAGMA user_version").Scan(&v)
-	var n int
-	raw.QueryRow("SELECT count(*) FROM sqlite_master WHERE name = 'b'").Scan(&n)
-	if v != 1 || n != 0 {
-		t.Fatalf("after failed migration: user_version = %d, table b present = %v; want 1, false", v, n == 1)
+	defer s.Close()
+	if v := s.SchemaVersion(); v != 2 {
+		t.Fatalf("SchemaVersion = %d, want 2", v)
+	}
+}
+
+// Instances started together on a new store: one migrates, the others
+// wait for it, and every migration runs exactly once.
+func TestConcurrentOpensMigrateOnce(t *testing.T) {
+	target := dbtest.Target(t)
+	schema := "-- version 1\nCREATE TABLE a(x INTEGER);\n-- version 2\nINSERT INTO a(x) VALUES (1);\n-- version 3\nCREATE TABLE b(y INTEGER);\n"
+	const instances = 4
+	stores := make([]*db.Store, instances)
+	errs := make([]error, instances)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range instances {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			stores[i], errs[i] = db.Open(context.Background(), target, db.Options{Schema: schema, BusyTimeout: 10 * time.Second})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, s := range stores {
+		if errs[i] != nil {
+			t.Errorf("instance %d: %v", i, errs[i])
+			continue
+		}
+		defer s.Close()
+		if v := s.SchemaVersion(); v != 3 {
+			t.Errorf("instance %d at version %d, want 3", i, v)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	if n, err := stores[0].QueryInt(context.Background(), "SELECT count(*) FROM a"); err != nil || n != 1 {
+		t.Errorf("version 2's row is there %d times (%v), want once", n, err)
+	}
+	// The real schema, each instance claiming the new store's market.
+	target = dbtest.Target(t)
+	for i := range instances {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stores[i], errs[i] = db.Open(context.Background(), target, db.Options{Market: db.MarketLive, BusyTimeout: 10 * time.Second})
+		}()
+	}
+	wg.Wait()
+	for i, s := range stores {
+		if errs[i] != nil {
+			t.Errorf("instance %d on the real schema: %v", i, errs[i])
+			continue
+		}
+		defer s.Close()
+		if s.Market() != db.MarketLive {
+			t.Errorf("instance %d serves %q", i, s.Market())
+		}
 	}
 }
 

@@ -75,8 +75,17 @@ func (s *Store) claimMarket(ctx context.Context, want string) error {
 	if recorded || s.readOnly {
 		return nil
 	}
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO store_meta(key, value) VALUES ('market', ?)`, want); err != nil {
+	// Another instance opening the new store at the same moment may have
+	// claimed it first: the claim that landed is the store's market.
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO store_meta(key, value) VALUES ('market', ?) ON CONFLICT(key) DO NOTHING`, want); err != nil {
 		return fmt.Errorf("db: record the store's market: %w", err)
+	}
+	if err := s.w.QueryRowContext(ctx, `SELECT value FROM store_meta WHERE key = 'market'`).Scan(&holds); err != nil {
+		return fmt.Errorf("db: read the store's market: %w", err)
+	}
+	if holds != want {
+		s.market = ""
+		return &MarketError{Path: s.path, Holds: holds, Want: want}
 	}
 	return nil
 }

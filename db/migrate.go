@@ -58,23 +58,39 @@ func migrate(ctx context.Context, w *sql.DB, migrations []migration) (int, error
 		return 0, fmt.Errorf("db: the database is at schema version %d, newer than this binary's %d; use a newer mdqs", current, latest)
 	}
 	for _, m := range migrations[current:] {
-		tx, err := w.BeginTx(ctx, nil)
+		applied, err := migrateOne(ctx, w, m)
 		if err != nil {
 			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			tx.Rollback()
-			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
-		}
-		// PRAGMA takes no bound parameters; the value is our own integer.
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
-			tx.Rollback()
-			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
-		}
-		current = m.version
+		current = max(current, applied)
 	}
 	return current, nil
+}
+
+// migrateOne applies m in one transaction, unless another process has
+// since: the transaction is IMMEDIATE (it holds the write lock from its
+// start), so the version read inside it is the one it would change, and
+// of two servers started together one migrates while the other waits and
+// then skips. It returns the version the file is at.
+func migrateOne(ctx context.Context, w *sql.DB, m migration) (int, error) {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var at int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&at); err != nil {
+		return 0, err
+	}
+	if at >= m.version {
+		return at, nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return 0, err
+	}
+	// PRAGMA takes no bound parameters; the value is our own integer.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return 0, err
+	}
+	return m.version, tx.Commit()
 }
