@@ -33,3 +33,21 @@ func OpenReadOnly(ctx context.Context, path, schema string, folder bool) (*Store
 	}
 	return openReadOnly(ctx, path, migrations, Options{}, a)
 }
+
+// WriterExec runs a statement through the writer: tests make a trigger
+// that fails a transaction at its end, the way a full disk or a lost
+// connection would, in the store's own dialect.
+func (s *Store) WriterExec(ctx context.Context, q string) error {
+	_, err := s.w.ExecContext(ctx, q)
+	return err
+}
+
+// IsPostgresStore reports the store's dialect, for a test's own SQL.
+func (s *Store) IsPostgresStore() bool { return s.dialect == postgresDialect }
+
+// QueryInt reads one number through the writer, for a test's own SQL.
+func (s *Store) QueryInt(ctx context.Context, q string) (int64, error) {
+	var n int64
+	err := s.w.QueryRowContext(ctx, q).Scan(&n)
+	return n, err
+}

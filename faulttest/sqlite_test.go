@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, to read a PostgreSQL store
 	_ "modernc.org/sqlite"
 )
 
