@@ -24,7 +24,7 @@ type meter struct {
 	every   time.Duration            // between redraws, or plain lines
 	total   int
 	unit    string // what total counts: files, codes, or code-windows
-	what    string // what happened to the bars counted: "read" or "written"
+	what    string // what happened to the bars counted: "read" or "written"; "" counts no bars (the units are the rows copied)
 	start   time.Time
 	last    time.Time // of the last redraw or plain line
 	done    int
@@ -99,7 +99,7 @@ func (m *meter) update(done, bars int) {
 // line's start without blanking it, and a shorter line would leave the end
 // of the longer one ("ETA 0s0ms").
 func (m *meter) tail(elapsed time.Duration) string {
-	s := m.unit + ", " + m.barsText(m.bars, elapsed) + ", ETA " + eta(m.done, m.total, elapsed)
+	s := m.unit + m.barsText(m.bars, elapsed) + ", ETA " + eta(m.done, m.total, elapsed)
 	if len(s) < m.widest {
 		s += strings.Repeat(" ", m.widest-len(s))
 	}
@@ -107,11 +107,17 @@ func (m *meter) tail(elapsed time.Duration) string {
 	return s
 }
 
-// barsText is the bars: the bars, and their rate once a second has
-// passed (before that, a few bars over a few microseconds read as
-// billions a second).
+// barsText is the bars: ", " then the bars, and their rate once a second
+// has passed (before that, a few bars over a few microseconds read as
+// billions a second). A meter counting no bars gives its units' rate.
 func (m *meter) barsText(bars int, elapsed time.Duration) string {
-	s := group(bars) + " bars " + m.what
+	if m.what == "" {
+		if r, ok := rate(m.done, elapsed); ok {
+			return ", " + group(r) + " " + m.unit + "/s"
+		}
+		return ""
+	}
+	s := ", " + group(bars) + " bars " + m.what
 	if r, ok := rate(bars, elapsed); ok {
 		s += ", " + group(r) + " bars/s"
 	}
@@ -131,7 +137,7 @@ func rate(n int, elapsed time.Duration) (int, bool) {
 func (m *meter) line(now time.Time) string {
 	elapsed := now.Sub(m.start)
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s/%s %s, %s", group(m.done), group(m.total), m.unit, m.barsText(m.bars, elapsed))
+	fmt.Fprintf(&b, "progress: %s/%s %s%s", group(m.done), group(m.total), m.unit, m.barsText(m.bars, elapsed))
 	fmt.Fprintf(&b, ", elapsed %s, ETA %s", roundDuration(elapsed), eta(m.done, m.total, elapsed))
 	return b.String()
 }

@@ -44,6 +44,16 @@ func TestMeterPlainLines(t *testing.T) {
 	if got, want := buf.String(), "progress: 1/1 files, 250 bars read, elapsed 0s, ETA 0s\n"; got != want {
 		t.Errorf("instant run\n got %q\nwant %q", got, want)
 	}
+
+	// A meter of rows copied counts the rows only once.
+	buf.Reset()
+	clock = &clockAt{t: time.Unix(1_700_000_000, 0)}
+	m = newMeterFor(&buf, false, 400_000, "rows", "", clock.t, clock.now)
+	clock.t = clock.t.Add(10 * time.Second)
+	m.update(100_000, 0)
+	if got, want := buf.String(), "progress: 100,000/400,000 rows, 10,000 rows/s, elapsed 10s, ETA 30s\n"; got != want {
+		t.Errorf("rows\n got %q\nwant %q", got, want)
+	}
 }
 
 func TestMeterTerminalBar(t *testing.T) {
