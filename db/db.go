@@ -69,7 +69,7 @@ type Store struct {
 	// on PostgreSQL: one per schema, so stores sharing a server (a test's
 	// schema each) do not wait on each other.
 	writeLock int64
-	market   string  // MarketDemo, MarketLive, or "" (see Market)
+	market    string // MarketDemo, MarketLive, or "" (see Market)
 }
 
 // Every connection gets these: the pragmas are per connection (except
