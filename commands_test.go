@@ -60,6 +60,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"backfill", "-h"}, []string{"-codes", "-freq", "-from", "-create"}},
 		{[]string{"import", "-h"}, []string{"tdx"}},
 		{[]string{"import", "tdx", "-h"}, []string{"-dir", "-db", "-create"}},
+		{[]string{"migrate-store", "-h"}, []string{"-from", "-to", "run again", "PGPASSWORD"}},
 		{[]string{"service", "-h"}, []string{"install", "uninstall", "start", "stop", "status"}},
 		{[]string{"service", "install", "-h"}, []string{"-config", "-db", "-name", "-user"}},
 		{[]string{"service", "status", "-h"}, []string{"-name", "-user"}},

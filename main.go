@@ -57,19 +57,21 @@ func main() {
 const usage = `usage: mdqs [command] [flags]
 
 commands:
-  serve     serve the API (the default when no command is given)
-  client    add | list | disable | enable API clients
-  call      send one signed request: mdqs call GET /v1/api/whoami
-  config    defaults | check: print the built-in defaults; say what a configuration gives
-  calendar  import | status: exchange holidays (a newly published year)
-  reports   import: financial reports (mdqs reports import -period 2024Q3)
-  backfill  fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
-  import    tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
-  service   install | uninstall | start | stop | status: run mdqs serve at boot or login
-  version   print the version
+  serve          serve the API (the default when no command is given)
+  client         add | list | disable | enable API clients
+  call           send one signed request: mdqs call GET /v1/api/whoami
+  config         defaults | check: print the built-in defaults; say what a configuration gives
+  calendar       import | status: exchange holidays (a newly published year)
+  reports        import: financial reports (mdqs reports import -period 2024Q3)
+  backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
+  import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
+  migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
+  service        install | uninstall | start | stop | status: run mdqs serve at boot or login
+  version        print the version
 
 Commands other than serve work on an existing database file and say which;
-only client add (and an import given -create) makes a new one.
+only client add (and an import given -create) makes a new one. Wherever a
+database file is asked for (-db, server.db), a PostgreSQL URL may be given.
 Run "mdqs COMMAND -h" for a command's flags.`
 
 func run(ctx context.Context, env cli.Env, args []string) error {
@@ -102,6 +104,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Backfill(ctx, env, args)
 	case "import":
 		return cli.Import(ctx, env, args)
+	case "migrate-store":
+		return cli.MigrateStore(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
 	case "version":

@@ -10,14 +10,17 @@ import (
 	"testing"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 )
 
 // demoEnv is a demo-mode configuration of a small market (seed, stocks)
-// writing into a temp database, and an Env whose output lands in out.
+// writing into a temp database (a schema of the PostgreSQL server under
+// MDQS_TEST_STORE=postgres: the commands work on either store), and an Env
+// whose output lands in out.
 func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string, out *bytes.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
-	dbPath = filepath.Join(dir, "mdqs.db")
+	dbPath = dbtest.Target(t)
 	configPath = filepath.Join(dir, "config.toml")
 	cfg := "[server]\ndb = " + strconv.Quote(dbPath) + "\n[sources]\ndefault = \"demo\"\n" +
 		"[demo]\nenabled = true\nseed = " + strconv.Itoa(seed) + "\nstocks = " + strconv.Itoa(stocks) + "\nindustries = 5\nconcepts = 5\n"
