@@ -52,9 +52,13 @@ type harnessConfig struct {
 	deps     *Deps
 	terminal string // a fake terminal folder for the bridge; "" = none
 	screener screener.Config
-	stopped  bool // leave the screener's workers off: jobs stay queued
-	demoMode bool // rank and serve sectors from the demo market, as `go run .` does
+	stopped  bool   // leave the screener's workers off: jobs stay queued
+	demoMode bool   // rank and serve sectors from the demo market, as `go run .` does
+	target   string // the store's file or URL; "" = dbtest's choice
 }
+
+// withStore opens the store at target (a benchmark comparing the stores).
+func withStore(target string) harnessOpt { return func(c *harnessConfig) { c.target = target } }
 
 // withDemoMode serves the sectors (top50, boards, movements) from the demo
 // market, as the shipped configuration does.
@@ -81,19 +85,23 @@ func withSignature(mode auth.SignatureMode) harnessOpt {
 
 func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	t.Helper()
-	store := dbtest.Open(t)
 	clock := market.NewFixedClock(t0)
 	acfg := auth.Config{TokenTTL: 2 * time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
 		MaxClockSkew: 60 * time.Second, NonceCapacity: 100_000, TokenCacheSize: 10_000, RevocationCheck: time.Second}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	cal := market.DefaultCalendar()
-	deps := Deps{Store: store, Clock: clock, Log: log, MaxBodyBytes: 1 << 20, Calendar: cal, SourceMode: "push2"}
+	deps := Deps{Clock: clock, Log: log, MaxBodyBytes: 1 << 20, Calendar: cal, SourceMode: "push2"}
 	hc := harnessConfig{auth: &acfg, deps: &deps,
 		screener: screener.Config{Workers: 1, Timeout: 30 * time.Second, MaxActivePerClient: 5, DefaultLimit: 100, MaxLimit: 5000}}
 	for _, o := range opts {
 		o(&hc)
 	}
+	if hc.target == "" {
+		hc.target = dbtest.Target(t)
+	}
+	store := dbtest.OpenAt(t, hc.target)
+	deps.Store = store
 	push2 := upstreamtest.NewPush2(t)
 	push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 12))
 	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
