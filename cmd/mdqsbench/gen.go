@@ -27,7 +27,7 @@ transactions; a rerun resumes.`
 
 func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", genAbout, stderr)
-	path := fs.String("db", "", "database file to create or complete (required)")
+	path := fs.String("db", "", "database file, or postgres:// URL, to create or complete (required)")
 	stocks := fs.Int("stocks", 5300, "stocks in the demo market (50..8000)")
 	years := fs.Int("years", 10, "years of daily bars (1..25)")
 	seed := fs.Int64("seed", 20240101, "demo market seed (the server's default is 20240101)")
@@ -100,7 +100,7 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		codes = append(codes, s.Code)
 	}
 	fmt.Fprintf(stdout, "gen: %d stocks (seed %d), daily bars %v..%v and 1m bars of %v, into %s; %d stocks already covered\n",
-		len(list), *seed, from, end, end, *path, skipped)
+		len(list), *seed, from, end, end, db.Redact(*path), skipped)
 
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -161,17 +161,24 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	wall := time.Since(start)
+	h, err := store.Health(ctx) // a server's database size (a file's is read after Close)
+	if err != nil {
+		return err
+	}
 	// Close checkpoints the WAL into the file, so the size below is the
 	// whole database.
 	closed = true
 	if err := store.Close(); err != nil {
 		return err
 	}
-	size := fileBytes(*path)
+	size := h.FileBytes
+	if !db.IsPostgres(*path) {
+		size = fileBytes(*path)
+	}
 	fmt.Fprintf(stdout, "rows offered: %d (%d daily + %d 1m); written %d, unchanged %d\n", total.Bars, daily, min1, total.Written, total.Unchanged)
 	fmt.Fprintf(stdout, "wall: %.1f s, %.0f rows/s (generation on %d workers overlapping the ingest)\n", wall.Seconds(), rate(total.Bars, wall), *workers)
 	fmt.Fprintf(stdout, "inside db.IngestBars: %.1f s, %.0f rows/s\n", inIngest.Seconds(), rate(total.Bars, inIngest))
-	fmt.Fprintf(stdout, "file: %d bytes (%.2f GiB)\n", size, float64(size)/(1<<30))
+	fmt.Fprintf(stdout, "database: %d bytes (%.2f GiB)\n", size, float64(size)/(1<<30))
 	return nil
 }
 

@@ -47,7 +47,7 @@ load loop since both run in one process.`
 
 func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("kline", klineAbout, stderr)
-	path := fs.String("db", "", "database made by gen (required)")
+	path := fs.String("db", "", "database file or postgres:// URL made by gen (required)")
 	n := fs.Int("n", 2000, "requests measured")
 	conc := fs.Int("c", 1, "concurrent request loops")
 	warm := fs.Int("warmup", 200, "requests sent before measuring")
@@ -77,12 +77,12 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%s holds no daily bars of %v: run mdqsbench gen first", *path, code)
+		return fmt.Errorf("%s holds no daily bars of %v: run mdqsbench gen first", db.Redact(*path), code)
 	}
 	end := cov.Last
 	start := market.NewDay(end.Year()-1, end.Month(), end.Dom()).AddDays(1)
 	if start < cov.First {
-		return fmt.Errorf("%s covers %v..%v of %v: less than a year", *path, cov.First, cov.Last, code)
+		return fmt.Errorf("%s covers %v..%v of %v: less than a year", db.Redact(*path), cov.First, cov.Last, code)
 	}
 	codes := []market.Code{code}
 	if *rotate {
