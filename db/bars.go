@@ -186,8 +186,10 @@ type BarQuery struct {
 	Newest bool  // newest first (with Limit: the last Limit bars)
 }
 
-// Bars reads a series in time order (oldest first unless Newest).
-func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
+// barsSQL is the range read of one series: a prefix of the primary key
+// (code, freq, ts) on both dialects, so it reads only the rows it returns
+// (TestBarRangeUsesThePrimaryKey holds both planners to that).
+func barsSQL(q BarQuery) (string, []any) {
 	to := q.ToTS
 	if to == 0 {
 		to = math.MaxInt64
@@ -203,6 +205,12 @@ func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
 		sqlText += ` LIMIT ?`
 		args = append(args, q.Limit)
 	}
+	return sqlText, args
+}
+
+// Bars reads a series in time order (oldest first unless Newest).
+func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
+	sqlText, args := barsSQL(q)
 	rows, err := s.r.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return nil, classify(err, "read bars")

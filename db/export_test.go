@@ -1,6 +1,9 @@
 package db
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // ReaderExec lets tests prove the reader pool refuses writes.
 func (s *Store) ReaderExec(ctx context.Context, q string) error {
@@ -50,4 +53,48 @@ func (s *Store) QueryInt(ctx context.Context, q string) (int64, error) {
 	var n int64
 	err := s.w.QueryRowContext(ctx, q).Scan(&n)
 	return n, err
+}
+
+// ExplainBars is the planner's account of Bars' statement for q, one
+// line per plan node, in the store's own dialect. On PostgreSQL a
+// sequential scan is priced out first: a test's table is so small that
+// the planner would rightly scan it, and the question is whether the
+// index can serve the range at all.
+func (s *Store) ExplainBars(ctx context.Context, q BarQuery) ([]string, error) {
+	sqlText, args := barsSQL(q)
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	explain := "EXPLAIN QUERY PLAN " + sqlText
+	if s.dialect == postgresDialect {
+		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+			return nil, err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "RESET enable_seqscan")
+		explain = "EXPLAIN " + sqlText
+	}
+	rows, err := conn.QueryContext(ctx, explain, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var plan []string
+	for rows.Next() {
+		cells := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range cells {
+			ptrs[i] = &cells[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		plan = append(plan, fmt.Sprint(cells[len(cells)-1])) // SQLite: detail; PostgreSQL: QUERY PLAN
+	}
+	return plan, rows.Err()
 }
