@@ -1,6 +1,13 @@
 // Package jobs owns the service's background work. Each job is a plain
 // func(ctx) error that tests call directly; the Runner only decides when it
 // runs, and keeps the record the health endpoint shows.
+//
+// Several instances may serve one PostgreSQL store; one of them, the
+// leader, runs the jobs marked LeaderOnly (those that call upstreams or
+// write scheduled data), so the upstreams are asked once and the data is
+// written once. The others follow: they skip those jobs, and the one that
+// becomes leader (the old one stopped or died) runs each of them at once,
+// so the collection owed since the last one is not lost at failover.
 package jobs
 
 import (
@@ -28,19 +35,30 @@ type Job struct {
 	RunAtStart bool
 	Gate       Gate
 	Run        Func
+	// LeaderOnly jobs run only while the runner's Leadership says this
+	// instance leads (always, without one).
+	LeaderOnly bool
 }
 
 // Status is a job's record.
 type Status struct {
-	Name      string    `json:"name"`
-	Runs      int64     `json:"runs"`
-	Failures  int64     `json:"failures"`
-	Skipped   int64     `json:"skipped"`
+	Name     string `json:"name"`
+	Runs     int64  `json:"runs"`
+	Failures int64  `json:"failures"`
+	Skipped  int64  `json:"skipped"`
+	// Followed counts the runs of a LeaderOnly job left to the leader
+	// because this instance was following.
+	Followed  int64     `json:"followed"`
 	LastStart time.Time `json:"last_start,omitzero"`
 	LastEnd   time.Time `json:"last_end,omitzero"`
 	LastError string    `json:"last_error,omitempty"`
 	Running   bool      `json:"running"`
 }
+
+// Leadership says whether this instance leads the instances sharing its
+// store (db.Leadership). If it also has a Changes() <-chan bool, the runner
+// hears of a change at once rather than at its next look.
+type Leadership interface{ IsLeader() bool }
 
 // Runner starts jobs on tickers and stops them all when its context ends or
 // Stop is called.
@@ -48,6 +66,8 @@ type Runner struct {
 	log   *slog.Logger
 	clock market.Clock
 	jobs  []Job
+	lead  Leadership    // nil: this instance leads
+	watch time.Duration // how often Start's watcher looks at lead
 
 	mu      sync.Mutex
 	status  map[string]*Status
@@ -62,11 +82,34 @@ type Runner struct {
 }
 
 func NewRunner(log *slog.Logger, clock market.Clock) *Runner {
-	return &Runner{log: log, clock: clock, status: map[string]*Status{}, caughtUp: make(chan struct{})}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{log: log, clock: clock, status: map[string]*Status{}, caughtUp: make(chan struct{}),
+		watch: 250 * time.Millisecond}
+}
+
+// SetLeadership makes the LeaderOnly jobs run only while l says this
+// instance leads; call before Start. Without it the instance leads.
+func (r *Runner) SetLeadership(l Leadership) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lead = l
+}
+
+// Leader reports whether this instance leads, so runs the LeaderOnly jobs
+// (true without a Leadership).
+func (r *Runner) Leader() bool {
+	r.mu.Lock()
+	lead := r.lead
+	r.mu.Unlock()
+	return lead == nil || lead.IsLeader()
 }
 
 // CaughtUp is closed once every job that runs at start has finished its
-// first run (or the runner was stopped): the service holds its data.
+// first run (or the runner was stopped): the service holds its data. A
+// LeaderOnly job counts as done at once on a follower: the leader holds
+// that data.
 func (r *Runner) CaughtUp() <-chan struct{} { return r.caughtUp }
 
 // Add registers a job; call before Start.
@@ -86,12 +129,24 @@ func (r *Runner) Start(ctx context.Context) {
 	}
 	r.started = true
 	ctx, r.cancel = context.WithCancel(ctx)
+	// Read before any job looks, so a change after this is seen as one.
+	leads := r.lead == nil || r.lead.IsLeader()
+	var kicks []chan struct{}
 	for _, j := range r.jobs {
 		if j.RunAtStart {
 			r.first.Add(1)
 		}
+		var kick chan struct{}
+		if j.LeaderOnly && r.lead != nil {
+			kick = make(chan struct{}, 1)
+			kicks = append(kicks, kick)
+		}
 		r.wg.Add(1)
-		go r.loop(ctx, j)
+		go r.loop(ctx, j, kick)
+	}
+	if len(kicks) > 0 {
+		r.wg.Add(1)
+		go r.watchLeader(ctx, r.lead, leads, kicks)
 	}
 	go func() {
 		r.first.Wait()
@@ -110,10 +165,12 @@ func (r *Runner) Stop() {
 	r.wg.Wait()
 }
 
-func (r *Runner) loop(ctx context.Context, j Job) {
+// loop runs j at start, at each tick, and (a LeaderOnly job) whenever kick
+// says this instance has just become the leader.
+func (r *Runner) loop(ctx context.Context, j Job, kick <-chan struct{}) {
 	defer r.wg.Done()
 	if j.RunAtStart {
-		r.RunNow(ctx, j.Name)
+		r.start(ctx, j)
 		r.first.Done()
 	}
 	t := time.NewTicker(j.Interval)
@@ -122,13 +179,77 @@ func (r *Runner) loop(ctx context.Context, j Job) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if j.Gate != nil && !j.Gate(r.clock.Now()) {
-				r.record(j.Name, func(s *Status) { s.Skipped++ })
-				continue
+		case <-kick:
+			// The new leader's catch-up: a job that runs at start runs as it
+			// would have at this instance's start, any other as at a tick;
+			// the next tick is then a whole interval away.
+			if j.RunAtStart {
+				r.start(ctx, j)
+			} else {
+				r.tick(ctx, j)
 			}
-			r.RunNow(ctx, j.Name)
+			t.Reset(j.Interval)
+		case <-t.C:
+			r.tick(ctx, j)
 		}
+	}
+}
+
+// start is a job's run at start (ungated), left to the leader on a
+// follower.
+func (r *Runner) start(ctx context.Context, j Job) {
+	if j.LeaderOnly && !r.Leader() {
+		r.record(j.Name, func(s *Status) { s.Followed++ })
+		return
+	}
+	r.RunNow(ctx, j.Name)
+}
+
+// tick is a job's run at a tick: left to the leader on a follower, skipped
+// outside its gate.
+func (r *Runner) tick(ctx context.Context, j Job) {
+	if j.LeaderOnly && !r.Leader() {
+		r.record(j.Name, func(s *Status) { s.Followed++ })
+		return
+	}
+	if j.Gate != nil && !j.Gate(r.clock.Now()) {
+		r.record(j.Name, func(s *Status) { s.Skipped++ })
+		return
+	}
+	r.RunNow(ctx, j.Name)
+}
+
+// watchLeader kicks every LeaderOnly job's loop when this instance becomes
+// the leader. It looks every r.watch, and at once on a change lead
+// announces.
+func (r *Runner) watchLeader(ctx context.Context, lead Leadership, leads bool, kicks []chan struct{}) {
+	defer r.wg.Done()
+	var changes <-chan bool
+	if c, ok := lead.(interface{ Changes() <-chan bool }); ok {
+		changes = c.Changes()
+	}
+	t := time.NewTicker(r.watch)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		case <-t.C:
+		}
+		now := lead.IsLeader()
+		if now && !leads {
+			r.log.Info("this instance now leads: running the leader's jobs")
+			for _, k := range kicks {
+				select {
+				case k <- struct{}{}:
+				default: // one catch-up is already due
+				}
+			}
+		} else if !now && leads {
+			r.log.Info("this instance now follows: the leader runs the leader's jobs")
+		}
+		leads = now
 	}
 }
 
