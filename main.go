@@ -200,7 +200,14 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 			"db", db.Redact(cfg.DBPath()))
 	}
 
-	authSvc, err := auth.New(store, clock, auth.FromConfig(cfg.Auth))
+	tm, err := startTeam(ctx, cfg, store, log)
+	if err != nil {
+		return err
+	}
+	defer tm.stop()
+	authCfg := auth.FromConfig(cfg.Auth)
+	authCfg.Replays = tm.replays(cfg.Auth.NonceCapacity)
+	authSvc, err := auth.New(store, clock, authCfg)
 	if err != nil {
 		return err
 	}
@@ -244,6 +251,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		EODAt:       eodAt,
 		CatchUpDays: cfg.Market.CatchUpDays,
 		Mode:        cfg.Sources.Default,
+		Shared:      tm.rankings(),
+		Collects:    tm.lead.IsLeader,
 	}, collector, store, cal, clock, log, cfg.Cache.MaxBytes)
 	if err != nil {
 		return err
@@ -294,30 +303,38 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
 	runner := jobs.NewRunner(log, clock)
+	runner.SetLeadership(tm.lead)
+	// Every instance sweeps its own replay set; the store's part is
+	// idempotent, so followers running it too costs one DELETE.
 	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := authSvc.PurgeExpired(ctx); return err }})
-	runner.Add(jobs.Job{Name: "collect-sectors", Interval: soft,
+	if tm.shared != nil {
+		runner.Add(jobs.Job{Name: "redis-probe", Interval: redisProbeInterval, Run: tm.shared.Probe})
+	}
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "collect-sectors", Interval: soft,
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: rankings.Collect})
-	runner.Add(jobs.Job{Name: "end-of-day", Interval: time.Minute, RunAtStart: true,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "end-of-day", Interval: time.Minute, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := rankings.EndOfDay(ctx); return err }})
-	runner.Add(jobs.Job{Name: "intraday-refresh", Interval: cfg.Kline.Refresh.Duration,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "intraday-refresh", Interval: cfg.Kline.Refresh.Duration,
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: klines.Intraday().Refresh})
-	runner.Add(jobs.Job{Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
 		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
 		Run:  func(ctx context.Context) error { return klines.EndOfDay(ctx, src.Quotes(), eodCfg) }})
 	if terminalJob != nil {
-		runner.Add(*terminalJob)
+		tj := *terminalJob
+		tj.LeaderOnly = true
+		runner.Add(tj)
 	} else if terminal.Configured() {
-		runner.Add(jobs.Job{Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
 			Gate: func(now time.Time) bool { return !now.Before(tdxAt.On(market.DayOf(now))) },
 			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})
 	}
-	runner.Add(jobs.Job{Name: "hot-rank", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
-	runner.Add(jobs.Job{Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
-	runner.Add(jobs.Job{Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
-	runner.Add(jobs.Job{Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
-	runner.Add(jobs.Job{Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
-	runner.Add(jobs.Job{Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
 			_, err := store.PruneSnapshots(ctx, market.DayOf(clock.Now()).AddDays(-cfg.Market.SnapshotRetentionDays))
 			return err
@@ -334,7 +351,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
 		Screener:   screens,
-		Limits:     rateLimits(cfg.Limits),
+		Limits:     rateLimits(cfg.Limits, tm.limits()),
+		Instance:   tm.instance(),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -358,7 +376,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
-		"config", from, "version", env.Version, "signature", cfg.Auth.Signature)
+		"config", from, "version", env.Version, "signature", cfg.Auth.Signature, "instance", tm.name, "leader", tm.lead.IsLeader(),
+		"redis", tm.redisAddr())
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
 	}
@@ -486,8 +505,8 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func rateLimits(l config.Limits) api.Limits {
-	out := api.Limits{Client: api.RateLimit{Rate: l.ClientRate, Burst: l.ClientBurst},
+func rateLimits(l config.Limits, shared api.SharedLimits) api.Limits {
+	out := api.Limits{Shared: shared, Client: api.RateLimit{Rate: l.ClientRate, Burst: l.ClientBurst},
 		Token: api.RateLimit{Rate: l.TokenRate, Burst: l.TokenBurst}, Clients: map[string]api.RateLimit{}}
 	for id, c := range l.Clients {
 		out.Clients[id] = api.RateLimit{Rate: c.Rate, Burst: c.Burst}

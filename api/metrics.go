@@ -109,6 +109,10 @@ func newSnapshotCollector(s *Server) *snapshotCollector {
 	}{
 		{"mdqs_build_info", prometheus.GaugeValue, "Always 1; the labels say which build is running.", []string{"version", "goversion"}},
 		{"mdqs_start_time_seconds", prometheus.GaugeValue, "When the server started, Unix seconds.", nil},
+		{"mdqs_instance_info", prometheus.GaugeValue, "Always 1; the label names the instance that answered (server.instance).", []string{"instance"}},
+		{"mdqs_leader", prometheus.GaugeValue, "1 while this instance leads (runs the background jobs), 0 while it follows.", nil},
+		{"mdqs_redis_up", prometheus.GaugeValue, "1 while the shared state (cache.redis) answers; absent without it.", nil},
+		{"mdqs_redis_failures_total", prometheus.CounterValue, "Calls to the shared state that failed (the instance served from its own memory).", nil},
 		{"go_gc_cycles_total", prometheus.CounterValue, "Completed GC cycles.", nil},
 		{"go_gc_pause_seconds_total", prometheus.CounterValue, "Total GC stop-the-world pause.", nil},
 
@@ -161,6 +165,13 @@ func (c *snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.s
 	emit("mdqs_build_info", 1, s.Version, c.goVersion)
 	emit("mdqs_start_time_seconds", float64(s.started.UnixMilli())/1000)
+	emit("mdqs_instance_info", 1, s.Instance.Name)
+	emit("mdqs_leader", boolGauge(s.isLeader()))
+	if s.Instance.Redis != nil {
+		st := s.Instance.Redis()
+		emit("mdqs_redis_up", boolGauge(st.Up))
+		emit("mdqs_redis_failures_total", float64(st.Failures))
+	}
 	// The Go collector has no exact GC pause total (the runtime's metrics
 	// give a histogram of pauses), and these two series are older than it.
 	var gc debug.GCStats
@@ -250,4 +261,11 @@ func (c *snapshotCollector) collectUpstreams(ch chan<- prometheus.Metric, emit f
 		}
 		ch <- prometheus.MustNewConstHistogram(c.latency, m.Histogram.GetSampleCount(), m.Histogram.GetSampleSum(), buckets, st.Source)
 	}
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -43,7 +43,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 		return err
 	}
 	identify(w, p.ClientID, p.EnableLog)
-	if wait, ok := s.clientLimits.take(p.ClientID); !ok {
+	if wait, ok := s.clientLimits.take(r.Context(), p.ClientID); !ok {
 		return rateLimited("client "+p.ClientID, wait)
 	}
 	if err := p.CheckAPIKey(r.Header.Get("api-key")); err != nil {
@@ -58,7 +58,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 		Nonce:     r.Header.Get("X-Nonce"),
 		Signature: r.Header.Get("X-Signature"),
 	}
-	if err := s.Auth.VerifySignature(p, token, sig, body); err != nil {
+	if err := s.Auth.VerifySignature(r.Context(), p, token, sig, body); err != nil {
 		return err
 	}
 	if scope != "" && !p.Allows(scope) {

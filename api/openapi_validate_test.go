@@ -306,6 +306,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/health/cache", ""},
 		{200, "GET", "/v1/api/health/db", ""},
 		{200, "GET", "/v1/api/health/sources", ""},
+		{200, "GET", "/v1/api/health/instance", ""},
 		{200, "GET", "/v1/api/whoami", ""},
 		{200, "GET", "/v1/openapi.json", ""},
 

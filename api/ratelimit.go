@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -24,6 +25,16 @@ type Limits struct {
 	Client  RateLimit            // per authenticated client
 	Clients map[string]RateLimit // per-client overrides by client id
 	Token   RateLimit            // token endpoints, per remote address
+	// Shared, when set, holds the buckets for every instance of a
+	// deployment, so a client cannot multiply its budget by the number
+	// of instances. When it fails, this process's own buckets answer.
+	Shared SharedLimits
+}
+
+// SharedLimits is a token bucket per key that several instances spend
+// from (cluster.Limits, over Redis).
+type SharedLimits interface {
+	Take(ctx context.Context, key string, rate float64, burst int) (wait time.Duration, ok bool, err error)
 }
 
 // maxIdleBuckets bounds the buckets kept per limiter. Past it, full
@@ -32,6 +43,8 @@ const maxIdleBuckets = 10_000
 
 // buckets is a token bucket per key (a client id, a remote address).
 type buckets struct {
+	name      string // the shared store's key prefix: which limit this is
+	shared    SharedLimits
 	def       RateLimit
 	overrides map[string]RateLimit
 	clock     market.Clock
@@ -41,19 +54,30 @@ type buckets struct {
 	m  map[string]*rate.Limiter
 }
 
-func newBuckets(def RateLimit, overrides map[string]RateLimit, clock market.Clock) *buckets {
-	return &buckets{def: def, overrides: overrides, clock: clock, m: map[string]*rate.Limiter{}}
+func newBuckets(name string, shared SharedLimits, def RateLimit, overrides map[string]RateLimit, clock market.Clock) *buckets {
+	return &buckets{name: name, shared: shared, def: def, overrides: overrides, clock: clock, m: map[string]*rate.Limiter{}}
 }
 
 // take spends one token of key's bucket. When the bucket is empty it spends
 // nothing and says how long until a token is there.
-func (b *buckets) take(key string) (wait time.Duration, ok bool) {
+func (b *buckets) take(ctx context.Context, key string) (wait time.Duration, ok bool) {
 	lim := b.def
 	if o, found := b.overrides[key]; found {
 		lim = o
 	}
 	if lim.Rate <= 0 {
 		return 0, true
+	}
+	if b.shared != nil {
+		wait, ok, err := b.shared.Take(ctx, b.name+":"+key, lim.Rate, lim.Burst)
+		if err == nil {
+			if !ok {
+				b.rejected.Add(1)
+			}
+			return wait, ok
+		}
+		// The shared store is down (the adapter logs and reports it):
+		// this instance's own bucket is the next best limit.
 	}
 	now := b.clock.Now()
 	b.mu.Lock()

@@ -52,6 +52,8 @@ type Deps struct {
 	// Limits are the per-client and token-endpoint rate limits; zero
 	// values turn them off.
 	Limits Limits
+	// Instance names this process among a deployment's instances.
+	Instance InstanceDeps
 }
 
 // Server holds the dependencies of every handler.
@@ -78,8 +80,8 @@ func New(d Deps) *Server {
 		d.Clock = market.SystemClock{}
 	}
 	s := &Server{Deps: d, log: d.Log, started: time.Now(), http: newHTTPMetrics(),
-		clientLimits: newBuckets(d.Limits.Client, d.Limits.Clients, d.Clock),
-		tokenLimits:  newBuckets(d.Limits.Token, nil, d.Clock)}
+		clientLimits: newBuckets("client", d.Limits.Shared, d.Limits.Client, d.Limits.Clients, d.Clock),
+		tokenLimits:  newBuckets("addr", d.Limits.Shared, d.Limits.Token, nil, d.Clock)}
 	s.unmatched = s.http.route("unmatched")
 	s.registry = s.newRegistry()
 	r := httprouter.New()
@@ -113,6 +115,9 @@ func (s *Server) Handler() http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-store")
+		if s.Instance.Name != "" {
+			h.Set("X-MDQS-Instance", s.Instance.Name)
+		}
 		s.router.ServeHTTP(w, r)
 	})
 }
@@ -129,6 +134,7 @@ func (s *Server) routes() {
 	s.public(http.MethodGet, "/v1/api/health/cache", s.handleHealthCache)
 	s.public(http.MethodGet, "/v1/api/health/db", s.handleHealthDB)
 	s.public(http.MethodGet, "/v1/api/health/sources", s.handleHealthSources)
+	s.public(http.MethodGet, "/v1/api/health/instance", s.handleHealthInstance)
 	s.register(http.MethodGet, "/metrics", s.handleMetrics())
 	s.pprofRoutes()
 

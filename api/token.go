@@ -23,7 +23,7 @@ type tokenData struct {
 
 // handleToken is POST /v1/auth/token (and its alias /v1/api/token).
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
-	if wait, ok := s.tokenLimits.take(remoteHost(r)); !ok {
+	if wait, ok := s.tokenLimits.take(r.Context(), remoteHost(r)); !ok {
 		return rateLimited("this address", wait)
 	}
 	body, err := s.readBody(r)

@@ -44,6 +44,26 @@ type Config struct {
 	// cached tokens keep working.
 	RevocationCheck time.Duration
 	KDF             KDFParams
+	// Replays remembers the nonces of signed requests; nil: this
+	// process's own set (NonceCapacity), exact for one instance. Several
+	// instances share one (cluster.Replays over Redis) so that a nonce one
+	// accepted, every other refuses.
+	Replays Replays
+}
+
+// Replays records a signed request's nonce until expires; Add reports
+// false for a nonce already recorded and unexpired (a replay).
+type Replays interface {
+	Add(ctx context.Context, key string, expires, now time.Time) (fresh bool, err error)
+	Sweep(now time.Time) // forget expired entries (a job calls it)
+	Len() int            // live entries this process holds
+}
+
+// LocalReplays is a NonceSet as the service's Replays.
+type LocalReplays struct{ *NonceSet }
+
+func (l LocalReplays) Add(_ context.Context, key string, expires, now time.Time) (bool, error) {
+	return l.NonceSet.Add(key, expires, now)
 }
 
 // Service issues tokens and authenticates requests.
@@ -59,7 +79,7 @@ type Service struct {
 	clock  market.Clock
 	cfg    Config
 	cache  *cache.Cache[session]
-	nonces *NonceSet
+	nonces Replays
 	// evicted: tokens dropped for the per-client limit, so their 401
 	// says so (the store no longer knows them).
 	evicted evictedSet
@@ -109,9 +129,12 @@ func New(store Store, clock market.Clock, cfg Config) (*Service, error) {
 	if cfg.KDF == (KDFParams{}) {
 		cfg.KDF = DefaultKDF
 	}
+	if cfg.Replays == nil {
+		cfg.Replays = LocalReplays{NewNonceSet(cfg.NonceCapacity)}
+	}
 	s := &Service{
 		store: store, clock: clock, cfg: cfg, cache: c,
-		nonces: NewNonceSet(cfg.NonceCapacity),
+		nonces: cfg.Replays,
 		kdf:    make(chan struct{}, runtime.GOMAXPROCS(0)),
 		gens:   map[string]uint64{},
 	}
@@ -322,7 +345,7 @@ func (h Signed) empty() bool { return h.Timestamp == "" && h.Nonce == "" && h.Si
 // clock (both ways), and the nonce must not have been used with this token
 // while its timestamp could still pass. The nonce is recorded only once
 // everything else has passed, so forged requests cannot burn nonces.
-func (s *Service) VerifySignature(p Principal, token string, h Signed, body []byte) error {
+func (s *Service) VerifySignature(ctx context.Context, p Principal, token string, h Signed, body []byte) error {
 	switch s.cfg.Signature {
 	case SignatureOff:
 		return nil
@@ -357,9 +380,12 @@ func (s *Service) VerifySignature(p Principal, token string, h Signed, body []by
 		return unauthorized(fmt.Sprintf("X-Timestamp is %+d s off the server clock; the allowed skew is %d s either way", -skew, maxSkew))
 	}
 	// The timestamp passes until the server's second is maxSkew past it.
-	added, err := s.nonces.Add(p.TokenHash[:32]+h.Nonce, ts.Add(time.Duration(maxSkew+1)*time.Second), now)
+	added, err := s.nonces.Add(ctx, p.TokenHash[:32]+h.Nonce, ts.Add(time.Duration(maxSkew+1)*time.Second), now)
 	if errors.Is(err, ErrNonceSetFull) {
 		return market.Errorf(market.KindUnavailable, "too many signed requests in the replay window; retry shortly")
+	}
+	if err != nil {
+		return market.Errorf(market.KindUnavailable, "replay protection: %v", err)
 	}
 	if !added {
 		return unauthorized("nonce already used")

@@ -322,7 +322,7 @@ func TestVerifySignatureRules(t *testing.T) {
 		{"non-numeric timestamp", auth.Signed{Timestamp: "now", Nonce: "n8", Signature: auth.Sign(iss.Token, "now", "n8", body)}, body, false},
 	}
 	for _, tt := range tests {
-		err := f.svc.VerifySignature(p, iss.Token, tt.h, tt.body)
+		err := f.svc.VerifySignature(context.Background(), p, iss.Token, tt.h, tt.body)
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: VerifySignature = %v, want ok=%v", tt.name, err, tt.ok)
 		}
@@ -345,11 +345,11 @@ func TestSignatureModes(t *testing.T) {
 		f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
 		iss, _ := f.svc.IssueToken(context.Background(), "c", "secret-c")
 		p, _ := f.svc.Authenticate(context.Background(), iss.Token)
-		if err := f.svc.VerifySignature(p, iss.Token, auth.Signed{}, nil); (err == nil) != tt.absentOK {
+		if err := f.svc.VerifySignature(context.Background(), p, iss.Token, auth.Signed{}, nil); (err == nil) != tt.absentOK {
 			t.Errorf("mode %s, no headers: err = %v, want ok=%v", tt.mode, err, tt.absentOK)
 		}
 		wrong := auth.Signed{Timestamp: strconv.FormatInt(t0.Unix(), 10), Nonce: "n", Signature: "00000000000000000000000000000000"}
-		if err := f.svc.VerifySignature(p, iss.Token, wrong, nil); (err == nil) != tt.bad {
+		if err := f.svc.VerifySignature(context.Background(), p, iss.Token, wrong, nil); (err == nil) != tt.bad {
 			t.Errorf("mode %s, wrong signature: err = %v, want ok=%v", tt.mode, err, tt.bad)
 		}
 	}
@@ -421,7 +421,7 @@ func TestClockSkewIsSymmetricInWholeSeconds(t *testing.T) {
 			for try := range 3 {
 				n++
 				nonce := "skew-" + strconv.Itoa(n)
-				err := f.svc.VerifySignature(p, iss.Token, auth.Signed{Timestamp: ts, Nonce: nonce,
+				err := f.svc.VerifySignature(context.Background(), p, iss.Token, auth.Signed{Timestamp: ts, Nonce: nonce,
 					Signature: auth.Sign(iss.Token, ts, nonce, nil)}, nil)
 				if (err == nil) != tt.ok {
 					t.Errorf("server clock +%v, X-Timestamp %+d s, try %d: VerifySignature = %v, want ok=%v", frac, tt.offset, try, err, tt.ok)

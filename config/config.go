@@ -92,6 +92,13 @@ type Server struct {
 	WriteTimeout      Duration `toml:"write_timeout"`
 	IdleTimeout       Duration `toml:"idle_timeout"`
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
+	// Instance names this process in health answers, metrics and logs
+	// when several serve one store; empty: HOST:PORT of addr on this host.
+	Instance string `toml:"instance"`
+	// LeaderPoll is how often an instance on PostgreSQL checks or tries
+	// for the leadership that runs the background jobs: a dead leader is
+	// replaced within it.
+	LeaderPoll Duration `toml:"leader_poll"`
 }
 
 // Signature modes of auth.signature.
@@ -155,6 +162,10 @@ type Screener struct {
 
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
+	// Redis (redis://HOST:PORT[/DB]) is the state several instances share:
+	// the ranking, replay protection and rate limits. Empty: this process
+	// keeps them in memory, the single-instance default.
+	Redis string `toml:"redis"`
 }
 
 // Demo configures demo mode's market and the public demo client.
@@ -431,6 +442,16 @@ func (c Config) Validate() error {
 	c.Limits.validate(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)
+	}
+	if c.Cache.Redis != "" {
+		if u, err := url.Parse(c.Cache.Redis); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			bad("cache.redis", "want redis://HOST:PORT[/DB] (or rediss:// for TLS), or empty for in-process state")
+		} else if !IsServerURL(c.Server.DB) {
+			bad("cache.redis", "instances share Redis only on a shared store: set server.db to a postgres:// URL, or leave cache.redis empty")
+		}
+	}
+	if c.Server.LeaderPoll.Duration < 100*time.Millisecond || c.Server.LeaderPoll.Duration > time.Minute {
+		bad("server.leader_poll", "want 100ms..1m, got %s", c.Server.LeaderPoll.Duration)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

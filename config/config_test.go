@@ -85,6 +85,9 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[limits]\ntoken_rate = -1.0", "limits.token_rate"},
 		{"[limits.clients]\nbot = { rate = 5.0, burst = 0 }", "limits.clients.bot"},
 		{"[server]\ndb = \"postgres:///mdqs\"", "server.db"}, // no host: pgx would try a local socket
+		{"[server]\ndb = \"postgres://db.lan/mdqs\"\n[cache]\nredis = \"127.0.0.1:6379\"", "cache.redis"},
+		{"[cache]\nredis = \"redis://127.0.0.1:6379\"", "cache.redis"}, // SQLite: one instance, nothing to share
+		{"[server]\nleader_poll = \"10ms\"", "server.leader_poll"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))

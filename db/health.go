@@ -86,3 +86,12 @@ func (s *Store) Health(ctx context.Context) (Health, error) {
 
 // Pools are the reader and writer pools' figures, without touching the file.
 func (s *Store) Pools() (readers, writer PoolStats) { return poolStats(s.r), poolStats(s.w) }
+
+// Kind is the store's implementation, "sqlite" or "postgresql", for the
+// health answers that say what an instance runs on.
+func (s *Store) Kind() string {
+	if s.dialect == postgresDialect {
+		return "postgresql"
+	}
+	return "sqlite"
+}

@@ -25,6 +25,13 @@ type Config struct {
 	CatchUpDays int
 	// Mode is the source mode (auto, push2, akshare, demo).
 	Mode string
+	// Shared, when set, holds the rankings every instance of a deployment
+	// serves; the process's cache is then a near cache in front of it.
+	Shared Shared
+	// Collects says whether this instance may collect from the upstreams
+	// to rebuild (the leader); nil: always. An instance that may not
+	// ranks the collections the leader stored.
+	Collects func() bool
 }
 
 // Service builds, caches and stores rankings.
@@ -128,7 +135,7 @@ func (s *Service) CurrentDay() market.Day {
 //     (503 when the sources are down, 404 for a day without data).
 func (s *Service) Get(ctx context.Context, day market.Day, refresh bool) (e *Entry, stale bool, err error) {
 	now := s.clock.Now()
-	old, ok := s.cache.Get(day.Compact())
+	old, ok := s.cached(ctx, day)
 	if ok && !now.Before(old.Expires) {
 		ok = false // past its hard expiry by our clock
 	}
@@ -167,6 +174,9 @@ func (s *Service) Rebuild(ctx context.Context, day market.Day) (*Entry, error) {
 }
 
 func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*Entry, error) {
+	if collect && s.cfg.Collects != nil && !s.cfg.Collects() {
+		collect = false
+	}
 	key := day.Compact()
 	if !collect {
 		key += "/stored"
@@ -179,7 +189,7 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 			return nil, err
 		}
 		e := s.keep(day, r, final)
-		return e, nil
+		return s.publish(bctx, e), nil
 	})
 	if err != nil {
 		return nil, err
@@ -195,6 +205,12 @@ func (s *Service) keep(day market.Day, r *market.Ranking, final bool) *Entry {
 	if midnight := market.DayOf(now).AddDays(1).Start(); midnight.Before(expires) {
 		expires = midnight
 	}
+	return s.keepLocal(day, r, final, expires)
+}
+
+// keepLocal caches an entry in this process until expires.
+func (s *Service) keepLocal(day market.Day, r *market.Ranking, final bool, expires time.Time) *Entry {
+	now := s.clock.Now()
 	e := &Entry{Ranking: r, Day: day, Built: time.UnixMilli(r.UpdatedMS), Expires: expires, Final: final, Full: encode(r, 0)}
 	// Rebuilds are rare, so wait until the entry is really in the cache:
 	// the next request must find it, not rebuild again. The cache's own TTL

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"mdqs/api"
+	"mdqs/auth"
+	"mdqs/cluster"
+	"mdqs/config"
+	"mdqs/db"
+	"mdqs/ranking"
+	"mdqs/sharedstate"
+)
+
+// team is what one instance of a team deployment (several mdqs on one
+// PostgreSQL store) adds to a lone server: a name, the leadership that
+// decides who runs the background jobs, and the state the instances share
+// through Redis. On SQLite it is a lone server's: always the leader,
+// nothing shared.
+type team struct {
+	name   string
+	lead   *db.Leadership
+	rc     *sharedstate.Client // nil without cache.redis
+	shared *cluster.Shared     // nil without cache.redis
+}
+
+func startTeam(ctx context.Context, cfg config.Config, store *db.Store, log *slog.Logger) (*team, error) {
+	t := &team{name: instanceName(cfg)}
+	t.lead = store.Leadership(t.name, db.LeaderOptions{Interval: cfg.Server.LeaderPoll.Duration, Log: log})
+	if cfg.Cache.Redis != "" {
+		// A wrong address or password is found at start; an outage later
+		// degrades the instance instead (package cluster).
+		rc, err := sharedstate.Open(ctx, cfg.Cache.Redis, sharedstate.Options{})
+		if err != nil {
+			return nil, err
+		}
+		t.rc, t.shared = rc, cluster.New(rc, log)
+	}
+	t.lead.Start(ctx)
+	return t, nil
+}
+
+// stop gives up the leadership (another instance takes over at its next
+// poll rather than after a timeout) and closes Redis.
+func (t *team) stop() {
+	t.lead.Stop()
+	if t.rc != nil {
+		t.rc.Close()
+	}
+}
+
+// replays is the replay protection of the auth service: shared when there
+// is Redis, else this process's own (auth's default).
+func (t *team) replays(capacity int) auth.Replays {
+	if t.shared == nil {
+		return nil
+	}
+	return t.shared.Replays(auth.NewNonceSet(capacity))
+}
+
+func (t *team) limits() api.SharedLimits {
+	if t.shared == nil {
+		return nil
+	}
+	return t.shared
+}
+
+// rankings is the ranking service's shared store; nil (not a nil
+// pointer in an interface) without Redis.
+func (t *team) rankings() ranking.Shared {
+	if t.shared == nil {
+		return nil
+	}
+	return t.shared.Rankings()
+}
+
+func (t *team) redisAddr() string {
+	if t.rc == nil {
+		return "none"
+	}
+	return t.rc.Addr()
+}
+
+// redisProbeInterval: how soon an idle instance notices Redis leave or
+// come back.
+const redisProbeInterval = 5 * time.Second
+
+func (t *team) instance() api.InstanceDeps {
+	d := api.InstanceDeps{Name: t.name, Leader: t.lead.IsLeader}
+	if t.shared != nil {
+		d.Redis = t.shared.Status
+	}
+	return d
+}
+
+// instanceName is server.instance, else this host and the port it
+// listens on: unique among instances that reach one store, and what an
+// administrator recognises in a health answer.
+func instanceName(cfg config.Config) string {
+	if cfg.Server.Instance != "" {
+		return cfg.Server.Instance
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	_, port, err := net.SplitHostPort(cfg.Server.Addr)
+	if err != nil || port == "0" || port == "" {
+		port = "pid" + strconv.Itoa(os.Getpid())
+	}
+	return host + ":" + port
+}
