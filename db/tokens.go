@@ -22,24 +22,26 @@ func (s *Store) InsertToken(ctx context.Context, t auth.Token, max int) (evicted
 		if err != nil {
 			return classify(err, "insert token")
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM tokens WHERE client_id = ? AND expires_at <= ?
+		rows, err := tx.QueryContext(ctx, `SELECT id, hash, 0 FROM tokens WHERE client_id = ? AND expires_at <= ?
 			UNION ALL
-			SELECT id, hash FROM (SELECT id, hash FROM tokens WHERE client_id = ? AND expires_at > ?
+			SELECT id, hash, 1 FROM (SELECT id, hash FROM tokens WHERE client_id = ? AND expires_at > ?
 				ORDER BY created_at DESC, id DESC LIMIT 1000000000 OFFSET ?) AS older`,
 			t.ClientID, t.CreatedAt.UnixMilli(), t.ClientID, t.CreatedAt.UnixMilli(), max)
 		if err != nil {
 			return classify(err, "find evictable tokens")
 		}
 		var ids []int64
+		liveEvicted := false
 		for rows.Next() {
-			var id int64
+			var id, live int64
 			var hash string
-			if err := rows.Scan(&id, &hash); err != nil {
+			if err := rows.Scan(&id, &hash, &live); err != nil {
 				rows.Close()
 				return classify(err, "find evictable tokens")
 			}
 			ids = append(ids, id)
 			evicted = append(evicted, hash)
+			liveEvicted = liveEvicted || live == 1
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -49,6 +51,11 @@ func (s *Store) InsertToken(ctx context.Context, t auth.Token, max int) (evicted
 			if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE id = ?`, id); err != nil {
 				return classify(err, "evict token")
 			}
+		}
+		if liveEvicted {
+			// Other instances (or processes) hold the evicted token in
+			// their caches: the revision tells them to look again.
+			return bumpAuthRevision(ctx, tx)
 		}
 		return nil
 	})
