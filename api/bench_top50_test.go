@@ -45,11 +45,7 @@ func BenchmarkTop50(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			req := httptest.NewRequest(http.MethodGet, "/v1/api/boards/top50", nil)
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set("X-Timestamp", ts)
-			req.Header.Set("X-Nonce", nonces[i])
-			req.Header.Set("X-Signature", sigs[i])
+			req := signedRequest("/v1/api/boards/top50", tok, ts, nonces[i], sigs[i])
 			rec := httptest.NewRecorder()
 			full.ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK || rec.Body.Len() != len(body) {
