@@ -299,7 +299,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// Screens read the chips and signals of the day the end-of-day job
 	// has just derived.
 	eodCfg.Derived = func(market.Day) { frame.Invalidate() }
-	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
+	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Owner: tm.name, Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
 	runner := jobs.NewRunner(log, clock)

@@ -28,7 +28,27 @@ type Config struct {
 	MaxActivePerClient int           // queued + running screens a client may have
 	DefaultLimit       int
 	MaxLimit           int
+
+	// Owner names this instance among those sharing the store (default: a
+	// random id). It must be unique among live instances; give one that
+	// stays the same across restarts (host and port, say) and a restart
+	// after a crash runs its screens again at once rather than when their
+	// leases end.
+	Owner string
+	// Lease is how long a running screen stays its owner's without a
+	// heartbeat (default 30s); the owner renews it every Lease/3. Another
+	// instance queues it again when it ends.
+	Lease time.Duration
+	// Sweep is how often the queue looks at the store (default 2s): it
+	// requeues screens whose owner's lease ended, stops its own screens
+	// canceled through another instance, and dispatches queued screens.
+	Sweep time.Duration
 }
+
+// maxLosses is how many times a screen may lose its instance (a lease that
+// ended while it ran) before it fails rather than runs again: a screen
+// that keeps stopping instances should not stop them forever.
+const maxLosses = 3
 
 // Universe narrows a screen before its expression runs.
 type Universe struct {
@@ -47,9 +67,16 @@ type Submission struct {
 }
 
 // Queue runs screens on a bounded pool of workers. Jobs and results live in
-// SQLite: a restart runs the queued jobs and re-queues the ones it left
-// running (a screen is a pure function of the data, so running it again is
-// safe and gives the answer the client is waiting for).
+// the store, which several instances may share: a screen submitted on one
+// is polled, read and canceled on any. The store decides who runs a
+// screen: a worker claims it with a conditional update (queued → running,
+// with this owner and a lease), so of several instances dispatching it one
+// wins and the others skip it. The owner renews the lease while it
+// evaluates; when an instance dies its leases end and any other (or itself
+// restarted) queues its screens again (a screen is a pure function of the
+// data, so running it again is safe and gives the answer the client is
+// waiting for). A cancel is a write to the store: the owner sees it at its
+// next sweep and stops evaluating.
 type Queue struct {
 	store *db.Store
 	frame *Frame
@@ -71,14 +98,37 @@ func NewQueue(store *db.Store, frame *Frame, clock market.Clock, log *slog.Logge
 	if cfg.Workers < 1 {
 		cfg.Workers = 1
 	}
+	if cfg.Owner == "" {
+		cfg.Owner = newID()
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = 2 * time.Second
+	}
 	return &Queue{store: store, frame: frame, clock: clock, log: log, cfg: cfg,
 		work: make(chan string, 1024), pending: map[string]bool{}, running: map[string]context.CancelFunc{}}
 }
 
-// Start re-queues what a previous process left running, starts the workers
-// and the sweeper that (re)dispatches queued jobs.
+// Owner is the instance id the queue claims screens as.
+func (q *Queue) Owner() string { return q.cfg.Owner }
+
+// Start re-queues what a previous process left running (the screens whose
+// lease ended, released at a clean stop or run by an instance that died,
+// and those of this owner, which did not stop them cleanly), starts the
+// workers and the sweeper. It does not touch the running screens of other
+// live instances sharing the store.
 func (q *Queue) Start(ctx context.Context) error {
-	ids, err := q.store.RequeueRunning(ctx)
+	if q.store.ReadOnly() {
+		// Nothing could be claimed: no workers, as before leases (whose
+		// start-up write failed on such a store).
+		return market.Errorf(market.KindUnavailable, "screen queue: database not writable")
+	}
+	if _, err := q.requeueLost(ctx, q.cfg.Owner); err != nil {
+		return err
+	}
+	ids, err := q.store.QueuedJobs(ctx)
 	if err != nil {
 		return err
 	}
@@ -95,8 +145,9 @@ func (q *Queue) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop cancels running screens (they stay running in the store and are
-// re-queued at the next start) and waits for the workers.
+// Stop cancels running screens and waits for the workers. The screens stay
+// running in the store with their leases released, so another instance
+// sharing the store, or this one's next start, queues them again at once.
 func (q *Queue) Stop() {
 	if q.cancel != nil {
 		q.cancel()
@@ -117,23 +168,87 @@ func (q *Queue) dispatch(id string) {
 	}
 }
 
-// sweep dispatches queued jobs the channel could not take.
+// sweep looks at the store every Sweep: it requeues screens whose owner's
+// lease ended, stops local evaluations the store no longer gives this
+// owner (canceled through another instance, or requeued after a lapse of
+// this instance's heartbeat), and dispatches queued screens (those another
+// instance submitted, requeued ones, and those the channel could not
+// take). Every Lease/3 it renews the leases of the screens it evaluates.
 func (q *Queue) sweep(ctx context.Context) {
 	defer q.wg.Done()
-	t := time.NewTicker(2 * time.Second)
+	t := time.NewTicker(q.cfg.Sweep)
 	defer t.Stop()
+	hb := time.NewTicker(max(q.cfg.Lease/3, time.Millisecond))
+	defer hb.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-hb.C:
+			q.heartbeat(ctx)
 		case <-t.C:
-			ids, err := q.store.QueuedJobs(ctx)
-			if err != nil {
-				continue
-			}
-			for _, id := range ids {
-				q.dispatch(id)
-			}
+			q.sweepOnce(ctx)
+		}
+	}
+}
+
+func (q *Queue) heartbeat(ctx context.Context) {
+	q.mu.Lock()
+	busy := len(q.running) > 0
+	q.mu.Unlock()
+	if !busy {
+		return
+	}
+	if err := q.store.RenewLeases(ctx, q.cfg.Owner, q.clock.Now(), q.cfg.Lease); err != nil && ctx.Err() == nil {
+		q.log.Warn("screener: renew leases", "owner", q.cfg.Owner, "err", err)
+	}
+}
+
+func (q *Queue) sweepOnce(ctx context.Context) {
+	if _, err := q.requeueLost(ctx, ""); err != nil && ctx.Err() == nil {
+		q.log.Warn("screener: requeue lost screens", "err", err)
+	}
+	q.stopLost(ctx)
+	ids, err := q.store.QueuedJobs(ctx)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		q.dispatch(id)
+	}
+}
+
+// requeueLost queues again the running screens whose lease ended (and
+// mine's, when given), logging what it did.
+func (q *Queue) requeueLost(ctx context.Context, mine string) (int, error) {
+	requeued, failed, err := q.store.RequeueLost(ctx, q.clock.Now(), mine, maxLosses)
+	if requeued+failed > 0 {
+		q.log.Info("screener: screens whose instance stopped", "requeued", requeued, "failed", failed, "owner", q.cfg.Owner)
+	}
+	return requeued, err
+}
+
+// stopLost cancels the evaluations of screens that are no longer this
+// owner's running screens in the store. Only screens claimed before the
+// store was read are judged, so a claim committed after the read is not
+// mistaken for a lost one.
+func (q *Queue) stopLost(ctx context.Context) {
+	q.mu.Lock()
+	local := make(map[string]context.CancelFunc, len(q.running))
+	for id, stop := range q.running {
+		local[id] = stop
+	}
+	q.mu.Unlock()
+	if len(local) == 0 {
+		return
+	}
+	own, err := q.store.OwnRunningJobs(ctx, q.cfg.Owner)
+	if err != nil {
+		return
+	}
+	for id, stop := range local {
+		if !slices.Contains(own, id) {
+			stop()
 		}
 	}
 }
@@ -261,12 +376,21 @@ func (q *Queue) Results(ctx context.Context, clientID, id string, page, size int
 	return job, res, err
 }
 
-// run evaluates one job.
+// run claims and evaluates one job.
 func (q *Queue) run(ctx context.Context, id string) {
 	job, err := q.store.JobByID(ctx, id)
 	if err != nil || job.State != db.JobQueued {
 		return
 	}
+	// The claim is the store's conditional update: another instance that
+	// dispatched the same job either won it (we skip) or loses it to us. A
+	// job canceled while queued is not claimed either.
+	owner := q.cfg.Owner
+	if ok, err := q.store.ClaimJob(ctx, id, owner, q.clock.Now(), q.cfg.Lease); err != nil || !ok {
+		return
+	}
+	// Registered only once claimed: the sweeper stops a registered job the
+	// store does not say is ours.
 	jctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
 	q.mu.Lock()
@@ -279,17 +403,26 @@ func (q *Queue) run(ctx context.Context, id string) {
 	}()
 	done, results, err := q.evaluate(jctx, job)
 	now := q.clock.Now()
+	// FinishJob changes only a job still running for this owner: after a
+	// cancel (here or on another instance) or a loss of the lease it is a
+	// no-op, so the store keeps 'canceled' or the new owner's run.
 	switch {
 	case ctx.Err() != nil:
-		return // shutting down: the job stays running and is re-queued at the next start
+		// Shutting down: the job stays running, its lease released so the
+		// next start, or another instance now, runs it again.
+		rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer stop()
+		if err := q.store.ReleaseJob(rctx, id, owner); err != nil {
+			q.log.Warn("screener: release a screen at stop (it runs again when its lease ends)", "id", id, "err", err)
+		}
 	case errors.Is(err, context.DeadlineExceeded):
-		q.store.FinishJob(ctx, id, db.JobFailed, fmt.Sprintf("timed out after %s (%d of the stocks evaluated)", q.cfg.Timeout, done), done, nil, now)
+		q.store.FinishJob(ctx, id, owner, db.JobFailed, fmt.Sprintf("timed out after %s (%d of the stocks evaluated)", q.cfg.Timeout, done), done, nil, now)
 	case errors.Is(err, context.Canceled):
-		q.store.FinishJob(ctx, id, db.JobCanceled, "canceled by the client", done, nil, now)
+		q.store.FinishJob(ctx, id, owner, db.JobCanceled, "canceled by the client", done, nil, now)
 	case err != nil:
-		q.store.FinishJob(ctx, id, db.JobFailed, err.Error(), done, nil, now)
+		q.store.FinishJob(ctx, id, owner, db.JobFailed, err.Error(), done, nil, now)
 	default:
-		q.store.FinishJob(ctx, id, db.JobSucceeded, "", done, results, now)
+		q.store.FinishJob(ctx, id, owner, db.JobSucceeded, "", done, results, now)
 	}
 }
 
@@ -305,12 +438,6 @@ func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, err
 	if err != nil {
 		return 0, nil, err
 	}
-	if ok, err := q.store.StartJob(ctx, job.ID, 0, q.clock.Now()); err != nil || !ok {
-		if err == nil {
-			err = context.Canceled // canceled while queued
-		}
-		return 0, nil, err
-	}
 	var u Universe
 	json.Unmarshal(job.Universe, &u)
 	rows, err := q.frame.Rows(ctx)
@@ -318,8 +445,10 @@ func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, err
 		return 0, nil, err
 	}
 	rows = u.filter(rows)
-	q.store.JobProgress(ctx, job.ID, 0, len(rows))
-	matched, done, err := evaluate(ctx, prog, rows, job.Sort, job.Limit, func(done int) { q.store.JobProgress(ctx, job.ID, done, len(rows)) })
+	q.store.JobProgress(ctx, job.ID, q.cfg.Owner, 0, len(rows))
+	matched, done, err := evaluate(ctx, prog, rows, job.Sort, job.Limit, func(done int) {
+		q.store.JobProgress(ctx, job.ID, q.cfg.Owner, done, len(rows))
+	})
 	if err != nil {
 		return done, nil, err
 	}

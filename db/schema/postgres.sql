@@ -358,3 +358,9 @@ CREATE TABLE movement_timelines (
     through_ms BIGINT NOT NULL,
     PRIMARY KEY (trade_day, source)
 );
+
+-- version 10
+ALTER TABLE screener_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE screener_jobs ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE screener_jobs ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX screener_jobs_by_state ON screener_jobs(state, lease_until);

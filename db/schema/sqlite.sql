@@ -418,3 +418,15 @@ CREATE TABLE movement_timelines (
     through_ms INTEGER NOT NULL,
     PRIMARY KEY (trade_day, source)
 ) WITHOUT ROWID;
+
+-- version 10
+-- Screens shared by several instances on one store. A running job has an
+-- owner (the instance evaluating it) and a lease it renews while it
+-- evaluates; a job whose lease ended is its owner's loss (a crash) and goes
+-- back to the queue, counted in attempts, and fails at the third loss. An
+-- owner that stops cleanly gives its lease up (owner '', lease 0), which
+-- requeues the job at once without counting it.
+ALTER TABLE screener_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE screener_jobs ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE screener_jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX screener_jobs_by_state ON screener_jobs(state, lease_until);
