@@ -251,7 +251,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		EODAt:       eodAt,
 		CatchUpDays: cfg.Market.CatchUpDays,
 		Mode:        cfg.Sources.Default,
-		Shared:      tm.rankings(),
+		Shared:      tm.cache(),
 		Collects:    tm.lead.IsLeader,
 	}, collector, store, cal, clock, log, cfg.Cache.MaxBytes)
 	if err != nil {
@@ -259,11 +259,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	defer rankings.Close()
 
-	klines, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	klines, err := kline.FromConfig(cfg, store, src, cal, clock, log, tm.cache())
 	if err != nil {
 		return err
 	}
-	pager, err := kline.NewPager(klines, cfg.Kline.Refresh.Duration)
+	pager, err := kline.NewPager(klines, cfg.Kline.Refresh.Duration, tm.cache())
 	if err != nil {
 		return err
 	}

@@ -10,10 +10,10 @@ import (
 
 	"mdqs/api"
 	"mdqs/auth"
+	"mdqs/cache"
 	"mdqs/cluster"
 	"mdqs/config"
 	"mdqs/db"
-	"mdqs/ranking"
 	"mdqs/sharedstate"
 )
 
@@ -70,13 +70,13 @@ func (t *team) limits() api.SharedLimits {
 	return t.shared
 }
 
-// rankings is the ranking service's shared store; nil (not a nil
-// pointer in an interface) without Redis.
-func (t *team) rankings() ranking.Shared {
+// cache is the shared level of the ranking, K-line and intraday caches;
+// nil (not a nil pointer in an interface) without Redis.
+func (t *team) cache() cache.Shared {
 	if t.shared == nil {
 		return nil
 	}
-	return t.shared.Rankings()
+	return t.shared.Cache()
 }
 
 func (t *team) redisAddr() string {

@@ -182,7 +182,7 @@ func newKlines(t testing.TB, store *db.Store, cal *market.Calendar, clock market
 	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
 	in := kline.NewIntraday(dm, cal, window, clock, kline.IntradayConfig{MaxWatched: 50, RefreshAge: time.Minute})
 	svc := kline.NewService(store, dm, "demo", in, cal, clock, kline.Config{Window: window}, log)
-	pager, err := kline.NewPager(svc, time.Minute)
+	pager, err := kline.NewPager(svc, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

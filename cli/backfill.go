@@ -77,7 +77,7 @@ func backfill(ctx context.Context, env Env, args []string, afterCode func(done i
 	}
 	logTo := &meterLog{w: env.Stderr}
 	log := slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	svc, err := kline.FromConfig(cfg, store, src, cal, clock, log, nil)
 	if err != nil {
 		return err
 	}

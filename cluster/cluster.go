@@ -84,7 +84,7 @@ func (s *Shared) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{Addr: s.rc.Addr(), Up: !s.down.Load(), Failures: s.failures.Load(), LastError: s.lastErr}
 	if !st.Up {
-		st.Degraded = "rankings from this instance's near cache; replay protection and rate limits of this instance only"
+		st.Degraded = "rankings, K-line first screens and intraday series from this instance's near cache; replay protection and rate limits of this instance only"
 	}
 	return st
 }
@@ -128,26 +128,28 @@ func (s *Shared) Take(ctx context.Context, key string, rate float64, burst int) 
 	return wait, ok, err
 }
 
-// Rankings is the ranking service's shared store (ranking.Shared).
-func (s *Shared) Rankings() Rankings { return Rankings{s} }
+// Cache is the shared level of the caches whose staleness matters across
+// instances (cache.Shared): the ranking, the K-line first screens, the
+// intraday series.
+func (s *Shared) Cache() Cache { return Cache{s} }
 
-// Rankings are versioned ranking builds in Redis.
-type Rankings struct{ s *Shared }
+// Cache holds versioned entries in Redis.
+type Cache struct{ s *Shared }
 
-func (r Rankings) Version(ctx context.Context, key string) (int64, bool, error) {
-	v, ok, err := r.s.rc.Version(ctx, key)
-	r.s.observe(ctx, err)
+func (c Cache) Version(ctx context.Context, key string) (int64, bool, error) {
+	v, ok, err := c.s.rc.Version(ctx, key)
+	c.s.observe(ctx, err)
 	return v, ok, err
 }
 
-func (r Rankings) Get(ctx context.Context, key string) ([]byte, int64, bool, error) {
-	d, v, ok, err := r.s.rc.Get(ctx, key)
-	r.s.observe(ctx, err)
+func (c Cache) Get(ctx context.Context, key string) ([]byte, int64, bool, error) {
+	d, v, ok, err := c.s.rc.Get(ctx, key)
+	c.s.observe(ctx, err)
 	return d, v, ok, err
 }
 
-func (r Rankings) PutIfNewer(ctx context.Context, key string, version int64, data []byte, ttl time.Duration) (bool, error) {
-	stored, err := r.s.rc.PutIfNewer(ctx, key, version, data, ttl)
-	r.s.observe(ctx, err)
+func (c Cache) PutIfNewer(ctx context.Context, key string, version int64, data []byte, ttl time.Duration) (bool, error) {
+	stored, err := c.s.rc.PutIfNewer(ctx, key, version, data, ttl)
+	c.s.observe(ctx, err)
 	return stored, err
 }

@@ -68,13 +68,13 @@ func TestAClientCannotMultiplyItsBudgetByTheInstances(t *testing.T) {
 func TestInstancesShareTheNewestRanking(t *testing.T) {
 	a, b := twoInstances(t)
 	ctx := context.Background()
-	if ok, err := a.Rankings().PutIfNewer(ctx, "ranking:20261125", 2000, []byte("new"), time.Minute); !ok || err != nil {
+	if ok, err := a.Cache().PutIfNewer(ctx, "ranking:20261125", 2000, []byte("new"), time.Minute); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if ok, _ := b.Rankings().PutIfNewer(ctx, "ranking:20261125", 1000, []byte("old"), time.Minute); ok {
+	if ok, _ := b.Cache().PutIfNewer(ctx, "ranking:20261125", 1000, []byte("old"), time.Minute); ok {
 		t.Fatal("an older build replaced a newer one")
 	}
-	d, v, ok, err := b.Rankings().Get(ctx, "ranking:20261125")
+	d, v, ok, err := b.Cache().Get(ctx, "ranking:20261125")
 	if err != nil || !ok || v != 2000 || !bytes.Equal(d, []byte("new")) {
 		t.Fatalf("B reads %q v%d %v %v", d, v, ok, err)
 	}

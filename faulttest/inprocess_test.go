@@ -100,11 +100,11 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(rankings.Close)
-	klines, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	klines, err := kline.FromConfig(cfg, store, src, cal, clock, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pager, err := kline.NewPager(klines, cfg.Kline.Refresh.Duration)
+	pager, err := kline.NewPager(klines, cfg.Kline.Refresh.Duration, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"mdqs/cache"
 	"mdqs/config"
 	"mdqs/db"
 	"mdqs/market"
@@ -17,8 +18,9 @@ type Sources interface {
 }
 
 // FromConfig builds the K-line service of a configuration, so that the
-// server and the backfill command read and fetch bars the same way.
-func FromConfig(cfg config.Config, store *db.Store, src Sources, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*Service, error) {
+// server and the backfill command read and fetch bars the same way. shared
+// (nil: none) is the cache level the instances of a deployment share.
+func FromConfig(cfg config.Config, store *db.Store, src Sources, cal *market.Calendar, clock market.Clock, log *slog.Logger, shared cache.Shared) (*Service, error) {
 	window := cfg.Market.Window()
 	watch := make([]market.Code, 0, len(cfg.Kline.Watch))
 	for _, c := range cfg.Kline.Watch {
@@ -29,7 +31,8 @@ func FromConfig(cfg config.Config, store *db.Store, src Sources, cal *market.Cal
 		watch = append(watch, code)
 	}
 	intraday := NewIntraday(src.Trends(), cal, window, clock,
-		IntradayConfig{Watch: watch, MaxWatched: cfg.Kline.MaxWatched, RefreshAge: cfg.Kline.Refresh.Duration})
+		IntradayConfig{Watch: watch, MaxWatched: cfg.Kline.MaxWatched, RefreshAge: cfg.Kline.Refresh.Duration,
+			Shared: shared, Log: log})
 	bars, name := src.Bars()
 	return NewService(store, bars, name, intraday, cal, clock, Config{Window: window, MaxRows: cfg.Kline.MaxRows}, log), nil
 }

@@ -3,11 +3,13 @@ package kline
 import (
 	"container/list"
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
+	"mdqs/cache"
 	"mdqs/market"
 )
 
@@ -15,7 +17,9 @@ import (
 // watched, in memory: the configured watch list, plus every code asked for
 // recently (up to a bound, least recently used first out). A series is
 // fetched again when it is older than the refresh age inside the trading
-// window; outside it, the last fetch after the close is final.
+// window; outside it, the last fetch after the close is final. With
+// IntradayConfig.Shared the memory is the near level of a cache the
+// instances of a deployment share.
 type Intraday struct {
 	src    TrendSource
 	cal    *market.Calendar
@@ -23,6 +27,7 @@ type Intraday struct {
 	clock  market.Clock
 	age    time.Duration
 	max    int
+	tier   *cache.Tier[sharedSeries] // nil: nothing shared
 
 	mu     sync.Mutex
 	pinned map[market.Code]bool
@@ -42,10 +47,32 @@ type IntradayConfig struct {
 	Watch      []market.Code // always refreshed, never evicted
 	MaxWatched int           // codes kept in memory in all
 	RefreshAge time.Duration // a series older than this is refetched inside the window
+	// Shared, when set, is where the instances of a deployment keep the
+	// series they fetched: an instance serves another's newer fetch rather
+	// than asking the upstream again, and none serves an older series than
+	// another holds.
+	Shared cache.Shared
+	Log    *slog.Logger // for an unreadable shared entry; nil: discarded
 }
 
+// sharedSeries is a series as the instances share it; its version is the
+// fetch time.
+type sharedSeries struct {
+	Bars    []market.Bar
+	Fetched time.Time
+}
+
+// sharedSeriesTTL keeps a shared series past a weekend: the last fetch
+// after Friday's close is final until Monday's session.
+const sharedSeriesTTL = 72 * time.Hour
+
 func NewIntraday(src TrendSource, cal *market.Calendar, window market.Window, clock market.Clock, cfg IntradayConfig) *Intraday {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	in := &Intraday{src: src, cal: cal, window: window, clock: clock, age: cfg.RefreshAge, max: max(cfg.MaxWatched, len(cfg.Watch)),
+		tier:   cache.NewTier[sharedSeries](cfg.Shared, "intraday:", log),
 		pinned: map[market.Code]bool{}, series: map[market.Code]*list.Element{}, lru: list.New()}
 	for _, c := range cfg.Watch {
 		in.pinned[c] = true
@@ -81,6 +108,14 @@ func (in *Intraday) Get(ctx context.Context, code market.Code) (Session, error) 
 		s = el.Value.(*intradaySeries)
 	}
 	in.mu.Unlock()
+	var have int64
+	if ok {
+		have = s.fetched.UnixMilli()
+	}
+	if sh, newer := in.tier.Newer(ctx, code.String(), have); newer {
+		s, ok = &intradaySeries{code: code, bars: sh.Bars, fetched: sh.Fetched}, true
+		in.keep(s)
+	}
 	if ok && !in.due(s) {
 		return Session{Bars: s.bars, Fetched: s.fetched}, nil
 	}
@@ -107,8 +142,11 @@ func (in *Intraday) fetch(ctx context.Context, code market.Code) (Session, error
 			return nil, err
 		}
 		s := &intradaySeries{code: code, bars: bars, fetched: in.clock.Now()}
+		if sh, newer := in.tier.Publish(fctx, code.String(), s.fetched.UnixMilli(), sharedSeries{Bars: bars, Fetched: s.fetched}, sharedSeriesTTL); newer {
+			s = &intradaySeries{code: code, bars: sh.Bars, fetched: sh.Fetched} // another instance's fetch, as new
+		}
 		in.keep(s)
-		return Session{Bars: bars, Fetched: s.fetched}, nil
+		return Session{Bars: s.bars, Fetched: s.fetched}, nil
 	})
 	if err != nil {
 		return Session{}, sourceErr(err, "intraday series of "+code.String())

@@ -24,22 +24,42 @@ type screen struct {
 	built       time.Time
 }
 
+// sharedScreen is a first screen as the instances of a deployment share
+// it; its version is the build time.
+type sharedScreen struct {
+	Bars        []market.Bar
+	Provisional int
+	AsOf, Built time.Time
+}
+
+func (s *screen) shared() sharedScreen {
+	return sharedScreen{Bars: s.bars, Provisional: s.provisional, AsOf: s.asOf, Built: s.built}
+}
+
+func (s sharedScreen) screen() *screen {
+	return &screen{bars: s.Bars, provisional: s.Provisional, asOf: s.AsOf, built: s.Built}
+}
+
 // Pager serves a series newest first, page by page.
 type Pager struct {
 	svc   *Service
 	cache *cache.Cache[*screen]
+	tier  *cache.Tier[sharedScreen] // nil: nothing shared
 	ttl   time.Duration
 	depth map[market.Freq]int // trade days of history to make sure of
 }
 
 // NewPager caches first screens for ttl (the intraday refresh age: a
-// screen is as fresh as the series it shows).
-func NewPager(svc *Service, ttl time.Duration) (*Pager, error) {
+// screen is as fresh as the series it shows). With shared (nil: none) the
+// instances of a deployment share them: the process's cache is a near
+// cache in front, and no instance serves an older screen than another
+// built.
+func NewPager(svc *Service, ttl time.Duration, shared cache.Shared) (*Pager, error) {
 	c, err := cache.New[*screen](cache.Config{Name: "kline-first-screen", MaxCost: 4096, Entries: 4096})
 	if err != nil {
 		return nil, err
 	}
-	return &Pager{svc: svc, cache: c, ttl: ttl,
+	return &Pager{svc: svc, cache: c, ttl: ttl, tier: cache.NewTier[sharedScreen](shared, "kline-screen:", svc.log),
 		depth: map[market.Freq]int{market.Daily: 250, market.Min5: 5, market.Min1: 5}}, nil
 }
 
@@ -66,15 +86,14 @@ type Page struct {
 // contextBars older bars after it (for indicators over the page's rows).
 func (p *Pager) Get(ctx context.Context, code market.Code, freq market.Freq, n, size, contextBars int) (Page, error) {
 	key := code.String() + "/" + string(freq)
-	now := p.svc.clock.Now()
-	scr, hit := p.cache.Get(key)
-	if hit && now.Sub(scr.built) >= p.ttl {
-		hit = false
-	}
+	scr, hit := p.cached(ctx, key)
 	if !hit {
 		var err error
 		if scr, err = p.build(ctx, code, freq); err != nil {
 			return Page{}, err
+		}
+		if newer, ok := p.tier.Publish(ctx, key, scr.built.UnixMilli(), scr.shared(), p.ttl); ok {
+			scr = newer.screen() // another instance's build, as new
 		}
 		p.cache.SetSync(key, scr, 1, p.ttl) // the next request must find it
 	}
@@ -106,6 +125,21 @@ func (p *Pager) Get(ctx context.Context, code market.Code, freq market.Freq, n, 
 	out.Bars, out.Context = rows[:cut], rows[cut:]
 	out.More = len(out.Context) > 0 || unknown
 	return out, nil
+}
+
+// cached is key's first screen younger than the ttl: the near cache's, or
+// the shared one when another instance built a newer one.
+func (p *Pager) cached(ctx context.Context, key string) (*screen, bool) {
+	scr, ok := p.cache.Get(key)
+	var have int64
+	if ok {
+		have = scr.built.UnixMilli()
+	}
+	if sh, newer := p.tier.Newer(ctx, key, have); newer {
+		scr, ok = sh.screen(), true
+		p.cache.SetSync(key, scr, 1, p.ttl)
+	}
+	return scr, ok && p.svc.clock.Now().Sub(scr.built) < p.ttl
 }
 
 // build makes a series' first screen: the newest bars, provisional ones of

@@ -38,6 +38,7 @@ type readFixture struct {
 	src   *switchable
 	dm    *demo.Market
 	cal   *market.Calendar
+	clock *market.FixedClock
 }
 
 // after is Monday 2026-11-23 after the close: its bars are final.
@@ -56,7 +57,7 @@ func newReadFixture(t *testing.T) readFixture {
 	window := market.Window{Start: 9*60 + 25, End: 15 * 60}
 	in := kline.NewIntraday(dm, cal, window, clock, kline.IntradayConfig{MaxWatched: 10, RefreshAge: time.Minute})
 	svc := kline.NewService(store, src, "demo", in, cal, clock, kline.Config{Window: window}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return readFixture{svc: svc, store: store, src: src, dm: dm, cal: cal}
+	return readFixture{svc: svc, store: store, src: src, dm: dm, cal: cal, clock: clock}
 }
 
 func back(cal *market.Calendar, d market.Day, n int) market.Day {
@@ -133,7 +134,7 @@ func TestPagesReachAsFarBackAsARange(t *testing.T) {
 	f := newReadFixture(t)
 	ctx := context.Background()
 	code := f.dm.Stocks()[0].Code
-	pager, err := kline.NewPager(f.svc, time.Minute)
+	pager, err := kline.NewPager(f.svc, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

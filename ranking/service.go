@@ -27,7 +27,7 @@ type Config struct {
 	Mode string
 	// Shared, when set, holds the rankings every instance of a deployment
 	// serves; the process's cache is then a near cache in front of it.
-	Shared Shared
+	Shared cache.Shared
 	// Collects says whether this instance may collect from the upstreams
 	// to rebuild (the leader); nil: always. An instance that may not
 	// ranks the collections the leader stored.
@@ -43,6 +43,7 @@ type Service struct {
 	clock market.Clock
 	log   *slog.Logger
 	cache *cache.Cache[*Entry]
+	tier  *cache.Tier[sharedEntry] // nil: nothing shared
 
 	flight singleflight.Group
 }
@@ -102,7 +103,8 @@ func New(cfg Config, col *board.Collector, store *db.Store, cal *market.Calendar
 	if err != nil {
 		return nil, err
 	}
-	return &Service{cfg: cfg, col: col, store: store, cal: cal, clock: clock, log: log, cache: c}, nil
+	return &Service{cfg: cfg, col: col, store: store, cal: cal, clock: clock, log: log, cache: c,
+		tier: cache.NewTier[sharedEntry](cfg.Shared, "ranking:", log)}, nil
 }
 
 // Close releases the cache; call once nothing uses the service.

@@ -3,56 +3,18 @@ package ranking_test
 import (
 	"bytes"
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"mdqs/cache"
+	"mdqs/cache/cachetest"
 	"mdqs/market"
 	"mdqs/ranking"
 )
 
-// memShared is the shared store's contract in memory (the Redis one is
-// tested against a real server in package cluster and by the
-// multi-instance test): newest version wins.
-type memShared struct {
-	mu   sync.Mutex
-	data map[string][]byte
-	ver  map[string]int64
-	puts int
-}
-
-func newMemShared() *memShared {
-	return &memShared{data: map[string][]byte{}, ver: map[string]int64{}}
-}
-
-func (m *memShared) Version(_ context.Context, key string) (int64, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v, ok := m.ver[key]
-	return v, ok, nil
-}
-
-func (m *memShared) Get(_ context.Context, key string) ([]byte, int64, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d, ok := m.data[key]
-	return d, m.ver[key], ok, nil
-}
-
-func (m *memShared) PutIfNewer(_ context.Context, key string, version int64, data []byte, _ time.Duration) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.ver[key]; ok && v >= version {
-		return false, nil
-	}
-	m.data[key], m.ver[key] = bytes.Clone(data), version
-	m.puts++
-	return true, nil
-}
-
 // follower is a second instance on the fixture's store and shared store
 // that may not collect.
-func (f *fixture) follower(t *testing.T, shared ranking.Shared) *ranking.Service {
+func (f *fixture) follower(t *testing.T, shared cache.Shared) *ranking.Service {
 	t.Helper()
 	svc, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: time.Hour, Window: market.Window{Start: 9*60 + 25, End: 15 * 60},
 		Mode: "push2", Shared: shared, Collects: func() bool { return false }}, f.col, f.store, market.DefaultCalendar(), f.clock, quiet(), 16<<20)
@@ -64,7 +26,7 @@ func (f *fixture) follower(t *testing.T, shared ranking.Shared) *ranking.Service
 }
 
 func TestInstancesServeTheNewestSharedBuild(t *testing.T) {
-	shared := newMemShared()
+	shared := cachetest.NewShared()
 	f := newFixture(t, "push2", time.Hour)
 	leader, err := ranking.New(ranking.Config{Soft: time.Minute, Hard: time.Hour, Window: market.Window{Start: 9*60 + 25, End: 15 * 60},
 		Mode: "push2", Shared: shared}, f.col, f.store, market.DefaultCalendar(), f.clock, quiet(), 16<<20)
@@ -105,7 +67,7 @@ func TestAFollowerNeverCollects(t *testing.T) {
 	f := newFixture(t, "push2", time.Hour)
 	f.get(t, 20261123, false) // the leader collects and stores
 	before := f.requests()
-	follower := f.follower(t, newMemShared())
+	follower := f.follower(t, cachetest.NewShared())
 	f.clock.Advance(5 * time.Minute) // every collection is past the soft freshness
 	e, _, err := follower.Get(context.Background(), 20261123, true)
 	if err != nil || len(e.Ranking.Industry) != 12 {

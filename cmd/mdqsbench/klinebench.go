@@ -192,11 +192,11 @@ func startServer(ctx context.Context, path string) (*benchServer, error) {
 	if err != nil {
 		return fail(err)
 	}
-	svc, err := kline.FromConfig(cfg, store, src, cal, clock, log)
+	svc, err := kline.FromConfig(cfg, store, src, cal, clock, log, nil)
 	if err != nil {
 		return fail(err)
 	}
-	pager, err := kline.NewPager(svc, cfg.Kline.Refresh.Duration)
+	pager, err := kline.NewPager(svc, cfg.Kline.Refresh.Duration, nil)
 	if err != nil {
 		return fail(err)
 	}
