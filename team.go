@@ -35,7 +35,7 @@ func startTeam(ctx context.Context, cfg config.Config, store *db.Store, log *slo
 	if cfg.Cache.Redis != "" {
 		// A wrong address or password is found at start; an outage later
 		// degrades the instance instead (package cluster).
-		rc, err := sharedstate.Open(ctx, cfg.Cache.Redis, sharedstate.Options{})
+		rc, err := sharedstate.Open(ctx, cfg.Cache.Redis, sharedstate.Options{Prefix: cfg.Cache.RedisPrefix})
 		if err != nil {
 			return nil, err
 		}

@@ -166,6 +166,10 @@ type Cache struct {
 	// the ranking, replay protection and rate limits. Empty: this process
 	// keeps them in memory, the single-instance default.
 	Redis string `toml:"redis"`
+	// RedisPrefix goes before every key this deployment writes, so that
+	// several deployments (a team's and a test's) can share one Redis
+	// without serving each other's rankings.
+	RedisPrefix string `toml:"redis_prefix"`
 }
 
 // Demo configures demo mode's market and the public demo client.
@@ -449,6 +453,9 @@ func (c Config) Validate() error {
 		} else if !IsServerURL(c.Server.DB) {
 			bad("cache.redis", "instances share Redis only on a shared store: set server.db to a postgres:// URL, or leave cache.redis empty")
 		}
+	}
+	if p := c.Cache.RedisPrefix; p == "" || len(p) > 64 || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		bad("cache.redis_prefix", "want 1-64 visible ASCII characters without spaces (the default is \"mdqs:\"), got %q", p)
 	}
 	if c.Server.LeaderPoll.Duration < 100*time.Millisecond || c.Server.LeaderPoll.Duration > time.Minute {
 		bad("server.leader_poll", "want 100ms..1m, got %s", c.Server.LeaderPoll.Duration)

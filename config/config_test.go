@@ -87,6 +87,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[server]\ndb = \"postgres:///mdqs\"", "server.db"}, // no host: pgx would try a local socket
 		{"[server]\ndb = \"postgres://db.lan/mdqs\"\n[cache]\nredis = \"127.0.0.1:6379\"", "cache.redis"},
 		{"[cache]\nredis = \"redis://127.0.0.1:6379\"", "cache.redis"}, // SQLite: one instance, nothing to share
+		{"[cache]\nredis_prefix = \"\"", "cache.redis_prefix"},
+		{"[cache]\nredis_prefix = \"my team:\"", "cache.redis_prefix"},
 		{"[server]\nleader_poll = \"10ms\"", "server.leader_poll"},
 	}
 	for _, tt := range tests {
