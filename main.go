@@ -158,17 +158,15 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if fs.NArg() != 0 {
 		return cli.Usage("mdqs serve: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, from, err := config.Load(*configPath)
+	cfg, from, err := config.Load(*configPath, func(c *config.Config) {
+		if *addr != "" {
+			c.Server.Addr = *addr
+		}
+		if *dbPath != "" {
+			c.Server.DB = *dbPath
+		}
+	})
 	if err != nil {
-		return err
-	}
-	if *addr != "" {
-		cfg.Server.Addr = *addr
-	}
-	if *dbPath != "" {
-		cfg.Server.DB = *dbPath
-	}
-	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	log := newLogger(cfg.Log, env.Stderr)

@@ -306,3 +306,35 @@ func TestTerminalHistoryIsServedOffline(t *testing.T) {
 		t.Fatalf("with_realtime, offline: %d %v", status, body)
 	}
 }
+
+// -db is the store the configuration is judged with: a team's file names
+// Redis and each machine gives the shared store on the command line.
+// Before, the file was validated before -db applied, and every such start
+// was refused for "cache.redis on a SQLite file".
+func TestDBFlagCountsWhenTheConfigurationIsJudged(t *testing.T) {
+	err := serveFails(t, "[cache]\nredis = \"redis://127.0.0.1:9\"\n", "-db", "postgres://mdqs@127.0.0.1:9/mdqs?connect_timeout=1")
+	if strings.Contains(err.Error(), "cache.redis") {
+		t.Fatalf("serve -db postgres://… with cache.redis in the file: %v", err)
+	}
+	// The other way round it is still refused: a SQLite -db over a file
+	// that names a PostgreSQL store and Redis.
+	err = serveFails(t, "[server]\ndb = \"postgres://db.lan/mdqs\"\n[cache]\nredis = \"redis://127.0.0.1:9\"\n", "-db", filepath.Join(t.TempDir(), "x.db"))
+	if !strings.Contains(err.Error(), "cache.redis") {
+		t.Fatalf("serve -db FILE with cache.redis in the file: %v; want the cache.redis refusal", err)
+	}
+	for _, args := range [][]string{{"client", "list"}, {"calendar", "status"}} {
+		_, errs, _ := mdqs(append(args, "-config", writeConfig(t, "[cache]\nredis = \"redis://127.0.0.1:9\"\n"), "-db", "postgres://mdqs@127.0.0.1:9/mdqs?connect_timeout=1")...)
+		if strings.Contains(errs, "cache.redis") {
+			t.Errorf("mdqs %v -db postgres://… with cache.redis in the file: %s", args, errs)
+		}
+	}
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

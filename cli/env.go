@@ -221,14 +221,12 @@ func openConfigured(ctx context.Context, env Env, f storeFlags, readers int) (co
 // whatever the mode (the terminal's files are live data); "" follows the
 // mode. A live store of a demo-mode configuration is its live file.
 func openFor(ctx context.Context, env Env, f storeFlags, readers int, want string) (config.Config, *db.Store, error) {
-	cfg, _, err := config.Load(*f.config)
+	cfg, _, err := config.Load(*f.config, func(c *config.Config) {
+		if *f.db != "" {
+			c.Server.DB = *f.db
+		}
+	})
 	if err != nil {
-		return config.Config{}, nil, err
-	}
-	if *f.db != "" {
-		cfg.Server.DB = *f.db
-	}
-	if err := cfg.Validate(); err != nil {
 		return config.Config{}, nil, err
 	}
 	path := cfg.DBPath()

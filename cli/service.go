@@ -220,14 +220,12 @@ func planInstall(configPath, dbPath string, deps serviceDeps) (installPlan, erro
 				"write one (mdqs config defaults > config.toml, then edit it) or give -config FILE")}
 		}
 	}
-	cfg, _, err := config.Load(configPath)
+	cfg, _, err := config.Load(configPath, func(c *config.Config) {
+		if dbPath != "" {
+			c.Server.DB = dbPath
+		}
+	})
 	if err != nil {
-		return installPlan{}, &ExitError{Code: 1, Err: err}
-	}
-	if dbPath != "" {
-		cfg.Server.DB = dbPath
-	}
-	if err := cfg.Validate(); err != nil {
 		return installPlan{}, &ExitError{Code: 1, Err: err}
 	}
 	absConfig, err := filepath.Abs(configPath)

@@ -264,7 +264,11 @@ func describe(err error) error {
 // Load reads the configuration: the file at path when one is given (it must
 // exist), else ./config.toml when present, else the built-in defaults. Keys
 // a file leaves out keep their defaults. It reports which one it read.
-func Load(path string) (cfg Config, from string, err error) {
+// The overrides (a command's flags: -db, -addr) apply before the result is
+// validated, since the relations between settings hold for what runs, not
+// for the file alone (a team's file names Redis and each machine gives
+// the shared store as -db).
+func Load(path string, overrides ...func(*Config)) (cfg Config, from string, err error) {
 	var data []byte
 	switch {
 	case path != "":
@@ -287,6 +291,9 @@ func Load(path string) (cfg Config, from string, err error) {
 	cfg, err = Parse(bytes.NewReader(data))
 	if err != nil {
 		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
+	}
+	for _, o := range overrides {
+		o(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, from, fmt.Errorf("config %s: %w", from, err)

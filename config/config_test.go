@@ -249,3 +249,20 @@ func TestTerminalDirOfAServerStore(t *testing.T) {
 		t.Errorf("TerminalDir = %q, want the working folder's mdqs-demo-tdx", got)
 	}
 }
+
+// Overrides (a command's -db) apply before validation: the relations
+// between settings hold for what runs.
+func TestLoadValidatesWithTheOverrides(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "team.toml")
+	os.WriteFile(file, []byte("[cache]\nredis = \"redis://db.lan:6379\"\n"), 0o600)
+	if _, _, err := Load(file); err == nil || !strings.Contains(err.Error(), "cache.redis") {
+		t.Fatalf("Redis on the default SQLite file: %v; want the cache.redis refusal", err)
+	}
+	cfg, _, err := Load(file, func(c *Config) { c.Server.DB = "postgres://db.lan/mdqs" })
+	if err != nil || cfg.Server.DB != "postgres://db.lan/mdqs" {
+		t.Fatalf("with -db postgres://: %v, db %q", err, cfg.Server.DB)
+	}
+	if _, _, err := Load(file, func(c *Config) { c.Server.Addr = "nonsense" }); err == nil {
+		t.Fatal("an override is not validated")
+	}
+}
