@@ -6,6 +6,12 @@
 //	go test ./loadtest                      # the short run (a few seconds), in the normal suite
 //	go test -tags load -v ./loadtest        # the sustained run (60 s at real market size)
 //	go test -tags load -v ./loadtest -load.duration 5m -load.c 16 -load.rate 400
+//	MDQS_TEST_POSTGRES=... MDQS_TEST_REDIS=... go test -tags load -run TeamFigures -v ./loadtest
+//
+// The last measures a team deployment (issue 15): the signed-request
+// verify with the nonce in Redis against the process's own set, and the
+// cached top50 of a lone instance, of one instance of a team and of two
+// together, in one run (about 40 s).
 //
 // Both fail on any error answer; the sustained run also bounds the
 // server's resident memory and fails if it keeps growing through the

@@ -51,8 +51,18 @@ var (
 // a settled server.
 func startDemo(t *testing.T, m market) *loadgen.Process {
 	t.Helper()
+	return startDemoOn(t, m, "", "")
+}
+
+// startDemoOn is startDemo on the store db ("": a file in a temp folder)
+// with more configuration text (whole tables the base text lacks).
+func startDemoOn(t *testing.T, m market, db, extra string) *loadgen.Process {
+	t.Helper()
 	bin := binary(t)
 	dir := t.TempDir()
+	if db == "" {
+		db = filepath.Join(dir, "mdqs.db")
+	}
 	cfg := filepath.Join(dir, "config.toml")
 	// Only the keys that matter here: everything else keeps its built-in
 	// default, whatever other keys config.toml grows.
@@ -68,11 +78,11 @@ history_days = %d
 demo = { rate = 0.0, burst = 1 }  # the load client is not rate limited
 [log]
 level = "info"
-`, m.stocks, m.industries, m.concepts, m.historyDays)
+`, m.stocks, m.industries, m.concepts, m.historyDays) + extra
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadgen.Start(bin, []string{"-config", cfg, "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs.db")},
+	p, err := loadgen.Start(bin, []string{"-config", cfg, "-addr", "127.0.0.1:0", "-db", db},
 		loadgen.StartOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
