@@ -40,13 +40,14 @@ var teamSize = market{300, 90, 450, 30}
 //     with the replay set in the process and with the nonce in Redis
 //     (SET NX PX), p50/p99, one caller and 8 at once; and a shared rate
 //     limit's token (the Lua bucket) beside the local bucket's;
+//
 //   - GET /v1/api/boards/top50 from the cache, the real binary under
 //     closed-loop load: a lone instance (ristretto only) against an
 //     instance of a team (ristretto as near cache, version checked against
 //     Redis on every request, nonces in Redis), then two instances of that
 //     team, loaded together with the same workers split between them.
 //
-//	MDQS_TEST_POSTGRES=... MDQS_TEST_REDIS=... go test -tags load -run TeamFigures -v ./loadtest
+//     MDQS_TEST_POSTGRES=... MDQS_TEST_REDIS=... go test -tags load -run TeamFigures -v ./loadtest
 //
 // On one machine the two instances share its cores with the load, Redis
 // and PostgreSQL: their combined figure shows what a second instance
