@@ -65,6 +65,22 @@ func (s *Store) LatestSnapshot(ctx context.Context, kind market.SectorKind, sour
 	return snap, time.UnixMilli(collected), err
 }
 
+// LastCollected is when the newest collection of a family from source for
+// day was taken; ok false when there is none. It reads one row, for the
+// scheduler's question "was this just collected (by another instance)?".
+func (s *Store) LastCollected(ctx context.Context, kind market.SectorKind, source string, day market.Day) (at time.Time, ok bool, err error) {
+	var collected int64
+	err = s.r.QueryRowContext(ctx, `SELECT collected_at FROM snapshot_runs WHERE kind = ? AND source = ? AND trade_day = ?
+		ORDER BY collected_at DESC LIMIT 1`, string(kind), source, int(day)).Scan(&collected)
+	if err == sql.ErrNoRows {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, classify(err, "find the last collection")
+	}
+	return time.UnixMilli(collected), true, nil
+}
+
 func (s *Store) readSnapshot(ctx context.Context, id int64, kind market.SectorKind, source string, asOf int64) (market.SectorSnapshot, error) {
 	snap := market.SectorSnapshot{Kind: kind, Source: source, At: time.UnixMilli(asOf).In(market.Shanghai())}
 	rows, err := s.r.QueryContext(ctx, `SELECT name, code, price, pct, amount, turnover, main_net, main_net_ratio,

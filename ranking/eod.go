@@ -49,10 +49,20 @@ func (s *Service) EndOfDay(ctx context.Context) ([]market.Day, error) {
 // collection of both families, then a rebuild written back to the cache.
 // It collects explicitly rather than through the rebuild's freshness test,
 // which a tick arriving a moment before the soft interval would fail.
+//
+// A family collected less than half an interval ago is not asked for
+// again: that collection is another instance's (a leader that has just
+// died, whose successor runs its catch-up at once) or a request's, and
+// asking again would double a collection the upstream sees.
 func (s *Service) Collect(ctx context.Context) error {
 	var errs []error
+	day := s.CurrentDay()
 	for _, kind := range []market.SectorKind{market.Industry, market.Concept} {
-		if _, err := s.col.Collect(ctx, kind, board.Resolve(s.cfg.Mode, kind)); err != nil {
+		source := board.Resolve(s.cfg.Mode, kind)
+		if at, ok, err := s.store.LastCollected(ctx, kind, source, day); err == nil && ok && s.clock.Now().Sub(at) < s.cfg.Soft/2 {
+			continue
+		}
+		if _, err := s.col.Collect(ctx, kind, source); err != nil {
 			errs = append(errs, err)
 		}
 	}

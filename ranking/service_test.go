@@ -418,3 +418,46 @@ func TestStatsRangeListsTheDaysTop50Answers(t *testing.T) {
 		t.Fatalf("top50?day=Thursday: %v, want not found as stats/range says", err)
 	}
 }
+
+// A leader that dies just after collecting is followed by one whose
+// catch-up runs at once: it must not ask the upstream again for a family
+// the dead one collected moments ago, and must collect one it had not
+// reached yet.
+func TestCollectSkipsAFamilyCollectedMomentsAgo(t *testing.T) {
+	f := newFixture(t, "push2", 24*time.Hour)
+	ctx := context.Background()
+	if err := f.svc.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(100 * time.Millisecond)
+	if err := f.svc.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.requests() != 2 {
+		t.Fatalf("a second Collect 0.1 s after the first made %d requests in all, want the first's 2", f.requests())
+	}
+	// The dead leader stored the industries, not yet the concepts.
+	f.clock.Advance(time.Minute)
+	f.publish(f.clock.Now())
+	if _, err := f.col.Collect(ctx, market.Industry, "push2"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(100 * time.Millisecond)
+	ind, con := f.p2.Requests(market.Industry), f.p2.Requests(market.Concept)
+	if err := f.svc.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.p2.Requests(market.Industry) != ind || f.p2.Requests(market.Concept) != con+1 {
+		t.Fatalf("after an industry-only collection: industry +%d, concept +%d; want +0, +1",
+			f.p2.Requests(market.Industry)-ind, f.p2.Requests(market.Concept)-con)
+	}
+	// Past half an interval both are due again.
+	f.clock.Advance(31 * time.Second)
+	before := f.requests()
+	if err := f.svc.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.requests() != before+2 {
+		t.Fatalf("half an interval later: %d requests, want 2", f.requests()-before)
+	}
+}

@@ -16,7 +16,7 @@ const Env = "MDQS_TEST_REDIS"
 
 // HowTo says how to run the tests that need Redis.
 const HowTo = "start a throwaway server with `. .ci/services.sh && start_redis` (it exports " + Env +
-	"; redis-server is installed with apt when missing), then run `go test ./sharedstate`"
+	"; redis-server is installed with apt when missing), then run the tests again"
 
 // URL is the server's URL (a bare host:port is given the redis:// scheme),
 // or skips the test saying how to start one, or fails it when CI is set.
