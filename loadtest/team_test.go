@@ -38,8 +38,9 @@ var teamSize = market{300, 90, 450, 30}
 //
 //   - the cost of verifying a signed request (signature, clock, nonce)
 //     with the replay set in the process and with the nonce in Redis
-//     (SET NX PX), p50/p99, one caller and 8 at once; and a shared rate
-//     limit's token (the Lua bucket) beside the local bucket's;
+//     (SET NX PX), p50/p99, one caller and 8 at once; and the cost of a
+//     shared rate limit's token (the Lua bucket), which a rate-limited
+//     client adds to every request;
 //
 //   - GET /v1/api/boards/top50 from the cache, the real binary under
 //     closed-loop load: a lone instance (ristretto only) against an
