@@ -27,14 +27,18 @@
 //     security names (§6.1, §6.2). Securities, ReadTNF.
 //   - T0002/blocknew/blocknew.cfg and *.blk user blocks, ZXG.blk being the
 //     watchlist (§5.8). UserBlockEntries, ReadBlockNewCfg, BLKCodes, ReadBLK.
+//   - T0002/hq_cache/gbbq: ex-rights and share-capital events, 29-byte
+//     records each encrypted with the public table gbbq.key
+//     (shared/reference/adjust.md §1). GBBQ, ReadGBBQ, ListingDay; package
+//     adjust turns category-1 events into adjusted prices.
 //
 // Open scans an install folder (C:\new_tdx and the like) and lists every
 // file above it finds, by name and case-insensitively, with size and mtime
 // for incremental imports; it never looks at the terminal version.
 //
 // Not supported: vipdoc/ds (futures, Hong Kong; another record layout),
-// gbbq (ex-rights data, encrypted; so prices are unadjusted, as stored),
-// base.dbf, and block.dat (never seen locally).
+// base.dbf, and block.dat (never seen locally). Bars are read unadjusted,
+// as stored.
 //
 // # Scaling
 //

@@ -425,3 +425,41 @@ func FuzzParseBarName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzGBBQ(f *testing.F) {
+	f.Add(gbbqFile(goodGBBQ(20150717), goodGBBQ(20160701)), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		count, sizeErr := gbbqSize(data)
+		events, errs := drain(t, func() iter.Seq2[GBBQEvent, error] { return GBBQ(bytes.NewReader(data)) }, int(k))
+		if onlyDecodeErrors(t, errs) != 0 {
+			t.Fatal("a gbbq file has no partial records, only a size that contradicts its header")
+		}
+		if sizeErr == nil && len(events)+len(errs) != count {
+			t.Fatalf("%d records and %d errors for a header of %d", len(events), len(errs), count)
+		}
+		if sizeErr != nil && len(errs) == 0 {
+			t.Fatalf("size error %v not reported while streaming", sizeErr)
+		}
+		for _, e := range events {
+			if _, err := market.ParseCode(e.Code.String()); err != nil || e.Code.Exchange == "" {
+				t.Fatalf("code %v: %v", e.Code, err)
+			}
+			if _, ok := dayOf(uint32(e.Day)); !ok || e.Category == 0 {
+				t.Fatalf("day %d category %d", e.Day, e.Category)
+			}
+			for _, v := range e.F {
+				if !(v >= 0) || math.IsInf(float64(v), 0) {
+					t.Fatalf("value %v in %+v", v, e)
+				}
+			}
+		}
+		out := gbbqFile(events...)
+		if sizeErr == nil && len(errs) == 0 && !bytes.Equal(out, data) {
+			t.Fatal("re-encoding a clean file changed its bytes")
+		}
+		again, errs := drain(t, func() iter.Seq2[GBBQEvent, error] { return GBBQ(bytes.NewReader(out)) }, 1)
+		if len(errs) != 0 || fmt.Sprint(again) != fmt.Sprint(events) {
+			t.Fatalf("re-encoded records differ: %v", errs)
+		}
+	})
+}
