@@ -30,6 +30,7 @@ import (
 	"mdqs/cache"
 	"mdqs/cli"
 	"mdqs/config"
+	"mdqs/corpaction"
 	"mdqs/db"
 	"mdqs/finance"
 	"mdqs/hotrank"
@@ -340,6 +341,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
+		Actions:  corpaction.New(store, cal, clock, window),
 		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},

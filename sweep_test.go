@@ -97,7 +97,7 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 		t.Fatalf("%s: submit a screen: %v %v", when, err, resp)
 	}
 	values := map[string]string{
-		"code": code, "freq": "D", "start": current.AddDays(-20).String(), "end": current.String(), "id": screen.Data.ID,
+		"code": code, "freq": "D", "mode": "qfq", "start": current.AddDays(-20).String(), "end": current.String(), "id": screen.Data.ID,
 		"/v1/api/news/view id":        "1", // the news job's first item, or a 404 (not a 5xx)
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": code,
 	}

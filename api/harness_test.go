@@ -17,6 +17,7 @@ import (
 	"mdqs/bridge"
 	"mdqs/bridge/bridgetest"
 	"mdqs/client"
+	"mdqs/corpaction"
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/demo"
@@ -107,6 +108,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
 	var dm *demo.Market
 	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
+	deps.Actions = corpaction.New(store, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60})
 	var sectorDemo *demo.Market
 	if hc.demoMode {
 		deps.SourceMode, sectorDemo = "demo", dm

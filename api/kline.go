@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"mdqs/adjust"
 	"mdqs/bridge"
+	"mdqs/corpaction"
 	"mdqs/indicator"
 	"mdqs/kline"
 	"mdqs/market"
@@ -26,7 +28,8 @@ func round4(v float64) float64 {
 	return math.Round(v*1e4) / 1e4
 }
 
-// klineRequest is the parameters of GET /v1/api/kline.
+// klineRequest is the parameters of GET /v1/api/kline and
+// /v1/api/kline/adjusted.
 type klineRequest struct {
 	tdx        bool // source=tdx: read the terminal's files, not the store
 	code       market.Code
@@ -34,22 +37,26 @@ type klineRequest struct {
 	from, to   time.Time
 	fields     []string
 	indicators []indicator.Spec
+	mode       adjust.Mode // the adjusted endpoint's mode; None on /v1/api/kline
+	anchor     market.Day  // the adjusted endpoint's anchor; 0: the mode's default
 }
 
-// parseFields reads a fields subset; absent is every field.
-func parseFields(q *query) []string {
+// parseFields reads a fields subset; absent is every field. optional are
+// fields a request may ask for that are not in the default set.
+func parseFields(q *query, optional ...string) []string {
 	s := q.str("fields")
 	if s == "" {
 		return barFields
 	}
+	known := append(slices.Clone(barFields), optional...)
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(strings.ToLower(f))
 		switch {
 		case f == "" || f == "trade_date" || f == "ts" || f == "time":
 			continue // always present
-		case !slices.Contains(barFields, f):
-			q.fail("", "unknown field %q in fields (known: %s; trade_date, ts and time are always present)", f, strings.Join(barFields, ","))
+		case !slices.Contains(known, f):
+			q.fail("", "unknown field %q in fields (known: %s; trade_date, ts and time are always present)", f, strings.Join(known, ","))
 			return nil
 		case !slices.Contains(out, f):
 			out = append(out, f)
@@ -59,6 +66,12 @@ func parseFields(q *query) []string {
 }
 
 func (s *Server) parseKline(r *http.Request) (klineRequest, error) {
+	return s.parseKlineOf(r, false)
+}
+
+// parseKlineOf reads a K-line request; adjusted is /v1/api/kline/adjusted,
+// which takes mode and anchor where /v1/api/kline refuses adj=qfq|hfq.
+func (s *Server) parseKlineOf(r *http.Request, adjusted bool) (klineRequest, error) {
 	q := newQuery(r)
 	var k klineRequest
 	k.code, _ = q.code("code", true)
@@ -72,17 +85,39 @@ func (s *Server) parseKline(r *http.Request) (klineRequest, error) {
 		q.fail("", "end is required: YYYY-MM-DD, YYYYMMDD or YYYY-MM-DD HH:MM:SS")
 	}
 	k.from, k.to = from, to
-	switch adj := strings.ToLower(q.str("adj")); adj {
-	case "", "none":
-	case "qfq", "hfq":
-		// Price adjustment needs dividend data the service does not hold;
-		// spec 4.5 answers a parameter error.
-		q.fail("parameter error", "adj=%s is not supported: bars are unadjusted (adj=none)", adj)
-	default:
-		q.fail("", "adj must be none, got %q", adj)
+	if adjusted {
+		switch mode := strings.ToLower(q.str("mode")); mode {
+		case "qfq":
+			k.mode = adjust.QFQ
+		case "hfq":
+			k.mode = adjust.HFQ
+		case "":
+			q.fail("", "mode is required: qfq (前复权, anchored at the latest bar) or hfq (后复权, anchored at the listing day)")
+		default:
+			q.fail("", "mode must be qfq or hfq, got %q", mode)
+		}
+		if q.has("anchor") {
+			k.anchor, _ = q.day("anchor", "")
+		}
+		if q.has("adj") || q.has("source") {
+			q.fail("", "adjusted bars take mode (qfq or hfq), not adj, and are read from the store (no source parameter)")
+		}
+	} else {
+		switch adj := strings.ToLower(q.str("adj")); adj {
+		case "", "none":
+		case "qfq", "hfq":
+			// The spec answers a parameter error, and existing clients rely
+			// on it; adjusted bars are an endpoint beside it.
+			q.fail("parameter error", "adj=%s is not supported here: /v1/api/kline serves unadjusted bars (adj=none); "+
+				"ask GET /v1/api/kline/adjusted with mode=%s and the same code, freq, start and end", adj, adj)
+		default:
+			q.fail("", "adj must be none, got %q", adj)
+		}
 	}
-	k.fields = parseFields(q)
-	k.tdx = q.oneOf("source", "", "store", "store", "tdx") == "tdx"
+	k.fields = parseFields(q, adjustFields...)
+	if !adjusted {
+		k.tdx = q.oneOf("source", "", "store", "store", "tdx") == "tdx"
+	}
 	if err := q.Err(); err != nil {
 		return k, err
 	}
@@ -122,9 +157,32 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.writeKline(w, r, k)
+}
+
+// writeKline answers a parsed K-line request: unadjusted, or adjusted when
+// k.mode says so (the warm-up and today's forming bars adjusted too, so
+// indicators and pct run on adjusted prices).
+func (s *Server) writeKline(w http.ResponseWriter, r *http.Request, k klineRequest) error {
+	var adj *corpaction.Adjustment
+	if k.mode != adjust.None || wantsAdjFields(k.fields) {
+		if s.Actions == nil {
+			return market.Errorf(market.KindUnavailable, "adjusted prices are not served by this server")
+		}
+		mode := k.mode
+		if mode == adjust.None {
+			mode = adjust.QFQ // adj_factor and adj_offset are the qfq map, as the terminal shows
+		}
+		a, err := s.Actions.Adjustment(r.Context(), k.code, mode, k.anchor)
+		if err != nil {
+			return err
+		}
+		adj = &a
+	}
 	look := indicator.Lookback(k.indicators) + 1
 	rng := kline.Range{From: k.from, To: k.to, WarmFrom: s.warmup(k.from, k.freq, look)}
 	var ser kline.Series
+	var err error
 	if k.tdx {
 		ser, err = s.terminalSeries(r, k.code, k.freq, rng)
 	} else {
@@ -132,6 +190,10 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	if adj != nil && k.mode != adjust.None {
+		// A copy: the series' slices may be a cache's.
+		ser.Bars = adj.Schedule.Apply(ser.Bars)
 	}
 	first := sort0(ser.Bars, k.from.Unix())
 	cols, err := indicator.Eval(ser.Bars, k.indicators)
@@ -152,7 +214,17 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, k.code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, k.freq...)
-	b = append(b, `","adj":"none","source":"`...)
+	b = append(b, `","adj":"`...)
+	b = append(b, k.mode.String()...)
+	b = append(b, '"')
+	if k.mode != adjust.None {
+		var first, last market.Day
+		if len(bars) > 0 {
+			first, last = bars[0].Day, bars[len(bars)-1].Day
+		}
+		b = appendAdjustment(b, adj, adj.Affecting(first, last))
+	}
+	b = append(b, `,"source":"`...)
 	if k.tdx {
 		b = append(b, s.sourceLabel(bridge.Source)...)
 	} else {
@@ -178,8 +250,12 @@ func (s *Server) handleKline(w http.ResponseWriter, r *http.Request) error {
 		b = market.AppendJSONString(b, c.Name)
 	}
 	b = append(b, `],"rows":`...)
-	b = appendRows(b, rowSet{bars: bars, prevClose: prev, fields: k.fields, columns: cols,
-		provisional: func(i int) bool { return i >= provFrom }})
+	rs := rowSet{bars: bars, prevClose: prev, fields: k.fields, columns: cols,
+		provisional: func(i int) bool { return i >= provFrom }}
+	if adj != nil {
+		rs.adj = &adj.Schedule
+	}
+	b = appendRows(b, rs)
 	b = append(b, "}}\n"...)
 	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
 	return nil

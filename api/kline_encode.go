@@ -1,8 +1,11 @@
 package api
 
 import (
+	"slices"
 	"strconv"
 
+	"mdqs/adjust"
+	"mdqs/corpaction"
 	"mdqs/indicator"
 	"mdqs/market"
 )
@@ -24,6 +27,58 @@ type rowSet struct {
 	// the next bar's, and prevClose is the close of the bar older than the
 	// last one.
 	newestFirst bool
+	// adj is the qfq schedule whose map the adj_factor and adj_offset
+	// fields give; nil when no such field is asked for.
+	adj *adjust.Schedule
+}
+
+// adjustFields are the optional fields of a K-line row, never in the
+// default set: the qfq map of the bar's day, qfq = round(adj_factor·price
+// + adj_offset, 2). The terminal's adjustment is affine, so one factor
+// cannot carry it once a cash dividend is paid.
+var adjustFields = []string{"adj_factor", "adj_offset"}
+
+func wantsAdjFields(fields []string) bool {
+	for _, f := range adjustFields {
+		if slices.Contains(fields, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendAdjustment writes what an adjusted answer says of its prices: the
+// method, the anchor, where the events came from and the events that
+// moved its bars.
+func appendAdjustment(b []byte, a *corpaction.Adjustment, events []adjust.Event) []byte {
+	b = append(b, `,"adj_method":"`...)
+	b = append(b, corpaction.Method...)
+	b = append(b, `","anchor":`...)
+	if a.Anchor == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = market.AppendJSONString(b, a.Anchor.String())
+	}
+	b = append(b, `,"actions_source":`...)
+	b = market.AppendJSONString(b, a.Source)
+	b = append(b, `,"events":[`...)
+	for i, e := range events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"date":"`...)
+		b = append(b, e.Day.String()...)
+		b = append(b, `","cash_per_10":`...)
+		b = appendFloat32(b, e.CashPer10)
+		b = append(b, `,"bonus_per_10":`...)
+		b = appendFloat32(b, e.BonusPer10)
+		b = append(b, `,"rights_per_10":`...)
+		b = appendFloat32(b, e.RightsPer10)
+		b = append(b, `,"rights_price":`...)
+		b = appendFloat32(b, e.RightsPrice)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // appendRows writes the rows as a JSON array, by hand: 250 rows with
@@ -76,6 +131,10 @@ func appendRows(b []byte, rs rowSet) []byte {
 				b = market.AppendJSONFloat(b, bar.TurnoverRate)
 			case "large_order_net":
 				b = market.AppendJSONFloat(b, bar.LargeOrderNet)
+			case "adj_factor":
+				b = market.AppendJSONFloat(b, rs.adj.At(bar.Day).A)
+			case "adj_offset":
+				b = market.AppendJSONFloat(b, rs.adj.At(bar.Day).B)
 			}
 		}
 		for _, cols := range [][]indicator.Column{rs.columns, rs.extra} {
@@ -92,4 +151,11 @@ func appendRows(b []byte, rs rowSet) []byte {
 		prev = bar.Close
 	}
 	return append(b, ']')
+}
+
+// appendFloat32 writes a value the source stored as float32 (gbbq's) by
+// its shortest float32 form: 1.58, not the 1.5800000429153442 it widens to.
+// The adjustment itself uses the widened value, as the terminal does.
+func appendFloat32(b []byte, v float64) []byte {
+	return strconv.AppendFloat(b, v, 'f', -1, 32)
 }

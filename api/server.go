@@ -14,6 +14,7 @@ import (
 	"mdqs/auth"
 	"mdqs/bridge"
 	"mdqs/cache"
+	"mdqs/corpaction"
 	"mdqs/db"
 	"mdqs/jobs"
 	"mdqs/kline"
@@ -32,6 +33,7 @@ type Deps struct {
 	Movements    *movement.Service
 	Klines       *kline.Service
 	Pager        *kline.Pager
+	Actions      *corpaction.Service // corporate actions and adjusted prices; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
 	Calendar     *market.Calendar
@@ -150,6 +152,8 @@ func (s *Server) routes() {
 
 	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.handleKline)
 	s.protected(http.MethodGet, "/v1/api/kline/with_realtime", auth.ScopeKline, s.handleKlineWithRealtime)
+	s.protected(http.MethodGet, "/v1/api/kline/adjusted", auth.ScopeKline, s.handleKlineAdjusted)
+	s.protected(http.MethodGet, "/v1/api/corporate_actions", auth.ScopeKline, s.handleCorporateActions)
 	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.handleIntraday)
 	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.handleMACDBS)
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.handleMicroMomentum)

@@ -21,7 +21,13 @@ type Report struct {
 	BarsWritten  int            `json:"bars_written"`
 	Names        int            `json:"names"`
 	Blocks       map[string]int `json:"blocks"` // per kind; absent when no block file changed
-	Problems     []Problem      `json:"problems"`
+	// Actions are the corporate actions (the gbbq's records) the store
+	// holds for the terminal after importing a changed gbbq, and
+	// ActionCodesChanged the codes whose actions that import changed; both
+	// 0 when the gbbq did not change or could not be read.
+	Actions            int       `json:"actions"`
+	ActionCodesChanged int       `json:"action_codes_changed"`
+	Problems           []Problem `json:"problems"`
 	// Flagged lists files imported whole whose bars a reader should know
 	// about (see tdx.Flag): kept as the terminal shows them though they
 	// break a price rule, or a scale the data could not settle. They are
@@ -53,7 +59,8 @@ const barsPerCommit = 50_000
 // Refresh rescans the terminal folder and imports what changed since the
 // last refresh, judged by each file's size and modification time: bar files
 // into the bars table (with their coverage), the name files into the stock
-// list, and the block files into the block tables. Unchanged files are not
+// list, the block files into the block tables, and the gbbq into the
+// corporate actions. Unchanged files are not
 // read, so a refresh with nothing new imports nothing. A file that cannot be
 // read whole is reported and recorded, and the rest goes on. One refresh
 // runs at a time; a second call waits for the first.
@@ -108,7 +115,7 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (*Report, erro
 	rep.Seconds = time.Since(start).Seconds()
 	if rep.FilesChanged > 0 {
 		s.log.Info("terminal refresh", "changed", rep.FilesChanged, "bars_written", rep.BarsWritten, "names", rep.Names,
-			"problems", len(rep.Problems), "seconds", rep.Seconds)
+			"action_codes_changed", rep.ActionCodesChanged, "problems", len(rep.Problems), "seconds", rep.Seconds)
 	}
 	return rep, nil
 }
@@ -201,19 +208,29 @@ func (s *Service) coverage(ctx context.Context, code market.Code, freq market.Fr
 	return &span, nil
 }
 
-// importMeta imports names and blocks when any of their files changed.
+// importMeta imports names, blocks and actions when any of their files
+// changed.
 func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.File, rep *Report) error {
 	if len(files) == 0 {
 		return nil
 	}
 	names, blocks := false, false
+	states := make([]db.FileState, 0, len(files))
 	for _, f := range files {
 		switch f.Kind {
 		case tdx.KindTNF:
 			names = true
+		case tdx.KindGBBQ:
+			st, err := s.importActions(ctx, f, rep)
+			if err != nil {
+				return err
+			}
+			states = append(states, st)
+			continue
 		default:
 			blocks = true
 		}
+		states = append(states, s.state(f, 0, nil))
 	}
 	now := s.clock.Now()
 	if names {
@@ -244,9 +261,41 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 			rep.Blocks[b.Kind]++
 		}
 	}
-	states := make([]db.FileState, 0, len(files))
-	for _, f := range files {
-		states = append(states, s.state(f, 0, nil))
-	}
 	return s.store.SaveFileStates(ctx, states, now)
+}
+
+// importActions makes the store's actions of the terminal those of its
+// gbbq, and returns the file's state to record. The file is one table of
+// every code's events, so it replaces the stored actions whole; the store
+// rewrites only the codes that changed. Bad records are problems and the
+// good ones are imported, since each record is encrypted on its own; a
+// file that yields no record and an error (a size that contradicts its
+// header, as one caught being replaced has, or an unreadable file) leaves
+// the stored actions as they were, rather than erasing every code's.
+func (s *Service) importActions(ctx context.Context, f tdx.File, rep *Report) (db.FileState, error) {
+	events, err := tdx.ReadGBBQ(f.Path)
+	if err != nil {
+		if list, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range list.Unwrap() {
+				rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: e.Error()})
+			}
+		} else {
+			rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: err.Error()})
+		}
+	}
+	if len(events) == 0 && err != nil {
+		return s.state(f, 0, err), nil
+	}
+	source := s.storeSource()
+	actions := make([]db.Action, len(events))
+	for i, e := range events {
+		actions[i] = db.Action{Code: e.Code, Day: e.Day, Category: int(e.Category),
+			F: [4]float64{float64(e.F[0]), float64(e.F[1]), float64(e.F[2]), float64(e.F[3])}, Source: source}
+	}
+	ch, werr := s.store.ReplaceActions(ctx, source, actions)
+	if werr != nil {
+		return db.FileState{}, werr
+	}
+	rep.Actions, rep.ActionCodesChanged = ch.Rows, len(ch.Codes)
+	return s.state(f, len(events), err), nil
 }

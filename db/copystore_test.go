@@ -17,7 +17,8 @@ import (
 
 // copySource is a SQLite store with rows in the tables a copy must carry
 // whole: bars over several chunks, news with their codes and full-text
-// index, a client, a token and the auth revision counter.
+// index, a client, a token, the auth revision counter, and corporate
+// actions with their revision.
 func copySource(t *testing.T) *db.Store {
 	t.Helper()
 	ctx := context.Background()
@@ -37,6 +38,9 @@ func copySource(t *testing.T) *db.Store {
 		t.Fatal(err)
 	}
 	if _, err := src.InsertToken(ctx, auth.Token{Hash: "abc", ClientID: "bot", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.ReplaceActions(ctx, "tdx", actionsFixture()); err != nil {
 		t.Fatal(err)
 	}
 	return src
@@ -113,6 +117,15 @@ func TestCopyToPostgresResumesAndMatches(t *testing.T) {
 	wantRev, _ := src.AuthRevision(ctx)
 	if rev, err := to.AuthRevision(ctx); err != nil || rev != wantRev {
 		t.Errorf("auth revision on the copy = %d (%v), want %d", rev, err, wantRev)
+	}
+	for _, c := range []string{"600519.SH", "000001.SZ", "300750.SZ"} {
+		want, _ := src.Actions(ctx, market.MustCode(c))
+		if got, err := to.Actions(ctx, market.MustCode(c)); err != nil || len(got) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("actions of %s on the copy = %+v (%v), want %+v", c, got, err, want)
+		}
+	}
+	if rev, err := to.ActionsRevision(ctx); err != nil || rev != 1 {
+		t.Errorf("actions revision on the copy = %d (%v), want 1", rev, err)
 	}
 	// The identity sequences moved past the copied ids.
 	fresh := newsItem("9", "新的一条", "正文", 1, "2026-11-24 09:00:00")

@@ -93,7 +93,9 @@ func (s *Store) claimMarket(ctx context.Context, want string) error {
 // inferMarket reads a file from before markets were recorded: demo rows
 // carry the demo market's source name, live rows an upstream's or the
 // terminal's. Only small tables and indexed columns are read; a bar's
-// source shows in its coverage.
+// source shows in its coverage. corporate_actions is neither, but came
+// after markets were recorded, so a store read here holds none of it
+// unless written with no market asked for.
 func (s *Store) inferMarket(ctx context.Context) (string, error) {
 	var demo, live bool
 	err := s.w.QueryRowContext(ctx, `SELECT
@@ -103,13 +105,15 @@ func (s *Store) inferMarket(ctx context.Context) (string, error) {
 		OR EXISTS (SELECT 1 FROM hot_rank WHERE source = 'demo')
 		OR EXISTS (SELECT 1 FROM news WHERE feed = 'demo')
 		OR EXISTS (SELECT 1 FROM financial_reports WHERE source = 'demo')
-		OR EXISTS (SELECT 1 FROM stocks WHERE source = 'demo'),
+		OR EXISTS (SELECT 1 FROM stocks WHERE source = 'demo')
+		OR EXISTS (SELECT 1 FROM corporate_actions WHERE source = 'demo'),
 		EXISTS (SELECT 1 FROM snapshot_runs WHERE source <> 'demo')
 		OR EXISTS (SELECT 1 FROM bar_coverage WHERE source <> 'demo')
 		OR EXISTS (SELECT 1 FROM daily_rankings WHERE source <> 'demo')
 		OR EXISTS (SELECT 1 FROM hot_rank WHERE source <> 'demo')
 		OR EXISTS (SELECT 1 FROM news WHERE feed <> 'demo')
 		OR EXISTS (SELECT 1 FROM financial_reports WHERE source <> 'demo')
+		OR EXISTS (SELECT 1 FROM corporate_actions WHERE source <> 'demo')
 		OR EXISTS (SELECT 1 FROM tdx_files)`).Scan(&demo, &live)
 	if err != nil {
 		return "", fmt.Errorf("db: read what the store holds: %w", err)

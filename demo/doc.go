@@ -30,6 +30,12 @@
 // 399006.SZ and 沪深300 000300.SH are float-cap weighted over their
 // members' daily bars, so Klines and Trends serve them like stocks.
 //
+// Corporate actions (actions.go). Yearly cash dividends on most profitable
+// stocks, bonus shares on a few, one rights issue and the listing records
+// of stocks listed inside the history, as the terminal's gbbq holds them
+// (Actions), for the demo terminal's folder. The price walk does not know
+// of them: demo bars show no gap at an ex-date.
+//
 // Calendar. Trading days come from Config.Calendar, copied at New. Past
 // its published years every weekday trades (market.Calendar's rule), so
 // 2027-01-01 is a demo trading day until a calendar with 2027 is given.

@@ -42,6 +42,8 @@ type Market struct {
 	status upstream.Status
 
 	ix indexBook // the stock indices, built on first use
+
+	rights rightsIssue // the one rights issue (actions.go)
 }
 
 // Stock is a listed stock of the demo universe.
@@ -111,6 +113,7 @@ func New(cfg Config, clock market.Clock) (*Market, error) {
 		}
 		m.shape[k] = v
 	}
+	m.rights = m.pickRights()
 	return m, nil
 }
 

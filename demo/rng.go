@@ -24,7 +24,8 @@ const (
 	tagIntraday
 	tagBridge
 	tagConcepts
-	tagDay // a stock's daily range, amount and flow (intraday.go dayOf)
+	tagDay     // a stock's daily range, amount and flow (intraday.go dayOf)
+	tagActions // corporate actions (actions.go)
 )
 
 const golden = 0x9e3779b97f4a7c15

@@ -12,6 +12,9 @@
 //     concepts (tdxzs3.cfg type 4, members in infoharbor_block.dat, which
 //     also lists 沪深300's constituents), under the terminal's 880xxx
 //     block codes and the demo boards' own names;
+//   - T0002/hq_cache/gbbq: every stock's corporate actions as of the
+//     folder's day (demo.Market.ActionsAsOf), announced ones included, so
+//     that the bridge imports them as it does a terminal's;
 //   - T0002/blocknew: a user block of those 10 largest and the watchlist
 //     (ZXG.blk): 000001.SH and the 5 largest.
 //
@@ -43,7 +46,7 @@ const (
 	MinuteDays    = 5  // sessions of .lc1/.lc5 files
 	MinuteStocks  = 10 // members of the demo 沪深300 with minute files, and in the user block
 	stampName     = "mdqs-demo-terminal.txt"
-	formatVersion = 1
+	formatVersion = 2 // 2: the gbbq; a folder of an older format is rewritten
 	// staleTemp is how old a temporary folder of an interrupted write must
 	// be before a later write removes it: a concurrent write is younger.
 	staleTemp = 10 * time.Minute
@@ -288,6 +291,9 @@ func (b *builder) build() error {
 	if err := b.blocks(stocks, indices); err != nil {
 		return err
 	}
+	if err := b.actions(stocks); err != nil {
+		return err
+	}
 	top := make([]market.Code, len(largest))
 	for i, s := range largest {
 		top[i] = s.code
@@ -358,6 +364,18 @@ func (b *builder) names(stocks []demo.Stock, indices []demo.Index) error {
 		}
 	}
 	return nil
+}
+
+// actions writes the gbbq: each stock's events in one run, dates
+// ascending, as the terminal's file has them. The folder's day is its
+// through day, so the file changes when the folder is rewritten for a new
+// day, not in between.
+func (b *builder) actions(stocks []demo.Stock) error {
+	var events []tdx.GBBQEvent
+	for _, s := range stocks {
+		events = append(events, b.m.ActionsAsOf(s.Code, b.through)...)
+	}
+	return b.fill("T0002/hq_cache/gbbq", func(w *bytes.Buffer) error { return tdx.WriteGBBQ(w, events) })
 }
 
 // Block codes: the terminal numbers its industry blocks from 880301 and

@@ -171,6 +171,21 @@ func TestWrittenFolderDecodesToTheDemoMarket(t *testing.T) {
 		users[1].Name != "自选股" || users[1].Codes[0] != market.MustCode("000001.SH") || len(users[1].Codes) != 6 {
 		t.Fatalf("user blocks %+v, %v", users, err)
 	}
+	gbbq, ok := term.First(tdx.KindGBBQ)
+	if !ok {
+		t.Fatal("no gbbq in the folder")
+	}
+	events, err := tdx.ReadGBBQ(gbbq.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []tdx.GBBQEvent
+	for _, s := range m.Stocks() {
+		want = append(want, m.ActionsAsOf(s.Code, 20261123)...)
+	}
+	if len(want) == 0 || !slices.Equal(events, want) {
+		t.Fatalf("gbbq holds %d events, the demo market %d", len(events), len(want))
+	}
 }
 
 // The same demo market and day give the same folder, byte for byte.

@@ -213,6 +213,8 @@ func hqCacheKind(name string) (Kind, bool) {
 		return KindInfoHarbor, true
 	case "incon.dat": // tdx.md puts it in the root; accepted here too
 		return KindIncon, true
+	case "gbbq":
+		return KindGBBQ, true
 	}
 	return "", false
 }

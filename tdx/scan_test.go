@@ -210,6 +210,9 @@ func fakeTerminal(t *testing.T) string {
 	writeTo(j("t0002", "HQ_CACHE", "bjs.tnf"), func(b *bytes.Buffer) error {
 		return WriteTNF(b, TNFHeader{}, TNF360, []Security{{Code: market.MustCode("920001.BJ"), Name: "北交甲"}})
 	})
+	writeTo(j("t0002", "HQ_CACHE", "GBBQ"), func(b *bytes.Buffer) error {
+		return WriteGBBQ(b, []GBBQEvent{{Code: market.MustCode("600000.SH"), Day: 20220715, Category: Dividend, F: [4]float32{3.8}}})
+	})
 	writeTo(j("t0002", "BlockNew", "BLOCKNEW.CFG"), func(b *bytes.Buffer) error {
 		return WriteBlockNewCfg(b, []UserBlock{{Name: "我的", Stem: "WD"}})
 	})
@@ -228,7 +231,7 @@ func TestOpenFakeMixedCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Kind]int{KindDay: 6, KindLC1: 1, KindMin5: 1, KindBlockGN: 1, KindZS3: 1, KindHY: 1, KindTNF: 3, KindBlockNew: 1, KindBLK: 2}
+	want := map[Kind]int{KindDay: 6, KindLC1: 1, KindMin5: 1, KindBlockGN: 1, KindZS3: 1, KindHY: 1, KindTNF: 3, KindGBBQ: 1, KindBlockNew: 1, KindBLK: 2}
 	if got := kindsOf(term.Files); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("kinds %v\nwant %v", got, want)
 	}

@@ -45,11 +45,24 @@ func MinuteBars(day market.Day, base float64) []market.Bar {
 	return out
 }
 
+// GBBQ is the folder's T0002/hq_cache/gbbq: 600519.SH's bonus and two
+// cash dividends, a rights issue of 000001.SZ with a share change on its
+// day, and a dividend of 000001.SZ announced for after Days, as a real
+// file holds ex-dates a few days ahead.
+var GBBQ = []tdx.GBBQEvent{
+	{Code: market.MustCode("600519.SH"), Day: 20150717, Category: tdx.Dividend, F: [4]float32{43.74, 0, 1, 0}},
+	{Code: market.MustCode("600519.SH"), Day: 20240619, Category: tdx.Dividend, F: [4]float32{308.76, 0, 0, 0}},
+	{Code: market.MustCode("600519.SH"), Day: 20250626, Category: tdx.Dividend, F: [4]float32{276.24, 0, 0, 0}},
+	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.Dividend, F: [4]float32{0, 8, 0, 3}},
+	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.ShareChange, F: [4]float32{105200, 155800, 136760, 202540}},
+	{Code: market.MustCode("000001.SZ"), Day: 20261126, Category: tdx.Dividend, F: [4]float32{2.36, 0, 0, 0}},
+}
+
 // Write builds the folder under dir: daily bars of 600519.SH, 000001.SZ and
 // the block index 880301.SH; one session of 1- and 5-minute bars of
 // 600519.SH; industries (煤炭 > 煤炭开采, 白酒, 银行), a concept, a style, an
-// index block, a 400-member concept, names, and user blocks with the
-// watchlist.
+// index block, a 400-member concept, names, user blocks with the
+// watchlist, and the corporate actions of GBBQ.
 func Write(t testing.TB, dir string) {
 	t.Helper()
 	put := func(rel string, fill func(*bytes.Buffer) error) {
@@ -129,6 +142,7 @@ func Write(t testing.TB, dir string) {
 	put("T0002/hq_cache/szm.tnf", func(b *bytes.Buffer) error {
 		return tdx.WriteTNF(b, tdx.TNFHeader{Server: "fake"}, tdx.TNF314, []tdx.Security{{Code: code("000001.SZ"), Name: "平安银行", Decimals: 2, LotSize: 100}})
 	})
+	put("T0002/hq_cache/gbbq", func(b *bytes.Buffer) error { return tdx.WriteGBBQ(b, GBBQ) })
 	put("T0002/blocknew/blocknew.cfg", func(b *bytes.Buffer) error {
 		return tdx.WriteBlockNewCfg(b, []tdx.UserBlock{{Name: "我的白马", Stem: "WDBM"}})
 	})

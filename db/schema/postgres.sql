@@ -364,3 +364,18 @@ ALTER TABLE screener_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE screener_jobs ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE screener_jobs ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX screener_jobs_by_state ON screener_jobs(state, lease_until);
+
+-- version 11
+CREATE TABLE corporate_actions (
+    code     TEXT NOT NULL,
+    source   TEXT NOT NULL,
+    day      BIGINT NOT NULL,
+    category BIGINT NOT NULL,
+    seq      BIGINT NOT NULL,
+    f1       DOUBLE PRECISION NOT NULL,
+    f2       DOUBLE PRECISION NOT NULL,
+    f3       DOUBLE PRECISION NOT NULL,
+    f4       DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (code, source, day, category, seq)
+);
+INSERT INTO counters(name, value) VALUES ('actions_revision', 0);

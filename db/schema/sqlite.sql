@@ -430,3 +430,26 @@ ALTER TABLE screener_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE screener_jobs ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE screener_jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX screener_jobs_by_state ON screener_jobs(state, lease_until);
+
+-- version 11
+-- Corporate actions as their source gives them (a terminal's gbbq:
+-- category 1 除权除息, the others share-capital changes), kept whole per
+-- source so adjusted prices can be recomputed whenever the file changes.
+-- f1..f4 are the record's float32 values widened exactly. seq numbers
+-- records that share (code, day, category) in file order: the bundled files
+-- never have two, but a key that rejected a newer file's would lose it.
+-- actions_revision moves with every change, so adjusted series cached
+-- against one version of the actions are recomputed.
+CREATE TABLE corporate_actions (
+    code     TEXT NOT NULL,
+    source   TEXT NOT NULL,
+    day      INTEGER NOT NULL,
+    category INTEGER NOT NULL,
+    seq      INTEGER NOT NULL,
+    f1       REAL NOT NULL,
+    f2       REAL NOT NULL,
+    f3       REAL NOT NULL,
+    f4       REAL NOT NULL,
+    PRIMARY KEY (code, source, day, category, seq)
+) WITHOUT ROWID;
+INSERT INTO counters(name, value) VALUES ('actions_revision', 0);

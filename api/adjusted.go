@@ -1,0 +1,102 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"mdqs/adjust"
+	"mdqs/corpaction"
+	"mdqs/db"
+	"mdqs/market"
+	"mdqs/tdx"
+)
+
+// handleKlineAdjusted is GET /v1/api/kline/adjusted: /v1/api/kline's rows
+// with the terminal's 前复权 (mode=qfq) or 后复权 (mode=hfq) prices, the
+// indicators computed on them, and what the answer applied.
+func (s *Server) handleKlineAdjusted(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.parseKlineOf(r, true)
+	if err != nil {
+		return err
+	}
+	return s.writeKline(w, r, k)
+}
+
+// actionItem is one corporate action. Values keep the source's float32
+// digits; fields a category does not use are absent.
+type actionItem struct {
+	Date     string             `json:"date"`
+	Category int                `json:"category"`
+	Name     string             `json:"name"`
+	Values   map[string]float64 `json:"values"`
+	// ExPrice is a price event's own map: the ex-reference price of a
+	// cum-event price p is ex_factor·p + ex_offset (adjust.Event.Ex).
+	ExFactor *float64 `json:"ex_factor,omitempty"`
+	ExOffset *float64 `json:"ex_offset,omitempty"`
+	Source   string   `json:"source"`
+}
+
+func actionItemOf(a db.Action) actionItem {
+	cat := tdx.GBBQCategory(a.Category)
+	it := actionItem{Date: a.Day.String(), Category: a.Category, Name: cat.String(), Values: map[string]float64{}, Source: a.Source}
+	for i, name := range cat.Fields() {
+		if name != "" {
+			// The shortest float32 form: what the source stored.
+			it.Values[name], _ = strconv.ParseFloat(strconv.FormatFloat(a.F[i], 'f', -1, 32), 64)
+		}
+	}
+	if ev := corpaction.PriceEvents([]db.Action{a}); len(ev) == 1 {
+		ex := ev[0].Ex()
+		it.ExFactor, it.ExOffset = &ex.A, &ex.B
+	}
+	return it
+}
+
+// handleCorporateActions is GET /v1/api/corporate_actions: a code's events
+// with their values, and for a price event the map it applies.
+func (s *Server) handleCorporateActions(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	code, _ := q.code("code", true)
+	var from, to market.Day
+	if q.has("start") {
+		from, _ = q.day("start", "")
+	}
+	if q.has("end") {
+		to, _ = q.day("end", "")
+	}
+	if err := q.Err(); err != nil {
+		return err
+	}
+	if from != 0 && to != 0 && from > to {
+		return market.Errorf(market.KindInvalid, "start %s is after end %s", from, to)
+	}
+	if s.Actions == nil {
+		return market.Errorf(market.KindUnavailable, "corporate actions are not served by this server")
+	}
+	all, err := s.Actions.Actions(r.Context(), code, 0, 0)
+	if err != nil {
+		return err
+	}
+	items := []actionItem{}
+	for _, a := range all {
+		if (from == 0 || a.Day >= from) && (to == 0 || a.Day <= to) {
+			items = append(items, actionItemOf(a))
+		}
+	}
+	// The listing day is hfq's anchor, whatever range was asked.
+	hfq := s.Actions.DefaultAnchor(adjust.HFQ, all)
+	var listing *string
+	if hfq != 0 {
+		d := hfq.String()
+		listing = &d
+	}
+	return ok(w, map[string]any{"code": code.String(), "count": len(items), "items": items, "listing_day": listing,
+		"source": s.sourceLabel(sourceOfActions(all))})
+}
+
+func sourceOfActions(actions []db.Action) string {
+	if len(actions) == 0 {
+		return "store"
+	}
+	return actions[0].Source
+}

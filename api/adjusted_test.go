@@ -1,0 +1,278 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+
+	"mdqs/db"
+	"mdqs/market"
+)
+
+// xdxr is one price event as gbbq stores it (float32 values).
+type xdxr struct {
+	day                                   market.Day
+	cash, rightsPrice, bonus, rightsPer10 float32
+}
+
+// The events of 600519.SH in these tests: a rights issue, a cash dividend,
+// bonus shares with cash, and one announced after the harness's today,
+// which qfq must not apply yet.
+var testEvents = []xdxr{
+	{20261105, 0, 8.5, 0, 3},
+	{20261110, 25.91, 0, 0, 0},
+	{20261116, 1.58, 0, 2, 0},
+	{20261210, 30, 0, 0, 0},
+}
+
+func putTestActions(t testing.TB, h *harness) {
+	t.Helper()
+	code := market.MustCode("600519.SH")
+	actions := []db.Action{
+		// The listing: a share change from nothing (tdx.ListingDay).
+		{Code: code, Day: 20010827, Category: 5, F: [4]float64{0, 0, 22500, 40000}, Source: "tdx"},
+	}
+	for _, e := range testEvents {
+		actions = append(actions, db.Action{Code: code, Day: e.day, Category: 1, Source: "tdx",
+			F: [4]float64{float64(e.cash), float64(e.rightsPrice), float64(e.bonus), float64(e.rightsPer10)}})
+	}
+	if _, err := h.store.ReplaceActions(context.Background(), "tdx", actions); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// qfqByHand is the terminal's rule written out plainly, event by event,
+// independently of package adjust: a bar dated d gets every event with
+// d < ex-date <= asOf, oldest first, p -> (10p - cash + price*rights) /
+// (10 + bonus + rights), and only the result is rounded.
+func qfqByHand(p float64, d, asOf market.Day) float64 {
+	for _, e := range testEvents {
+		if d < e.day && e.day <= asOf {
+			p = (10*p - float64(e.cash) + float64(e.rightsPrice)*float64(e.rightsPer10)) / (10 + float64(e.bonus) + float64(e.rightsPer10))
+		}
+	}
+	return math.Round(p*100) / 100
+}
+
+// hfqByHand inverts every event with listing < ex-date <= d.
+func hfqByHand(p float64, d market.Day) float64 {
+	for i := len(testEvents) - 1; i >= 0; i-- {
+		e := testEvents[i]
+		if e.day <= d {
+			p = (p*(10+float64(e.bonus)+float64(e.rightsPer10)) + float64(e.cash) - float64(e.rightsPrice)*float64(e.rightsPer10)) / 10
+		}
+	}
+	return math.Round(p*100) / 100
+}
+
+type adjustedAnswer struct {
+	klineAnswer
+	Adj           string `json:"adj"`
+	Method        string `json:"adj_method"`
+	Anchor        string `json:"anchor"`
+	ActionsSource string `json:"actions_source"`
+	Events        []struct {
+		Date string  `json:"date"`
+		Cash float64 `json:"cash_per_10"`
+	} `json:"events"`
+}
+
+func (h *harness) adjusted(t *testing.T, tok, path string) (response, adjustedAnswer) {
+	t.Helper()
+	r := h.signed(http.MethodGet, path, tok, nil)
+	var a adjustedAnswer
+	if r.status == 200 {
+		if err := json.Unmarshal(r.data, &a); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	return r, a
+}
+
+func TestAdjustedWithoutActionsIsAnOutageNamingTheSetting(t *testing.T) {
+	h, tok := klineClient(t)
+	for _, path := range []string{
+		"/v1/api/kline/adjusted?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&mode=qfq",
+		"/v1/api/corporate_actions?code=600519.SH",
+		"/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&fields=close,adj_factor",
+	} {
+		r := h.signed(http.MethodGet, path, tok, nil)
+		if r.status != 503 || !strings.Contains(r.detail, "tdx.dir") {
+			t.Errorf("%s before any import: %d %q; want 503 naming tdx.dir", path, r.status, r.detail)
+		}
+	}
+	// Without the adjustment fields /v1/api/kline does not need actions.
+	h.signed(http.MethodGet, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20", tok, nil).expect(t, 200, "OK")
+}
+
+func TestAdjustedPricesFollowTheTerminalsRule(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	rng := "code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20"
+	_, raw := h.kline(t, tok, "/v1/api/kline?"+rng)
+	if len(raw.Rows) < 10 {
+		t.Fatalf("%d raw rows", len(raw.Rows))
+	}
+	today := market.DayOf(h.clock.Now())
+
+	r, q := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=qfq&indicators=ma5")
+	if r.status != 200 {
+		t.Fatalf("qfq: %d %s", r.status, r.raw)
+	}
+	if q.Adj != "qfq" || q.Method != "tdx-affine" || q.Anchor != today.String() || q.ActionsSource != "tdx" || len(q.Events) != 3 {
+		t.Fatalf("qfq header: adj %q method %q anchor %q (today %s) source %q, %d events (want the 3 up to today)",
+			q.Adj, q.Method, q.Anchor, today, q.ActionsSource, len(q.Events))
+	}
+	if q.Events[2].Cash != 1.58 {
+		t.Errorf("event cash %v, want 1.58 as stored", q.Events[2].Cash)
+	}
+	if len(q.Rows) != len(raw.Rows) {
+		t.Fatalf("%d adjusted rows, %d raw", len(q.Rows), len(raw.Rows))
+	}
+	moved := 0
+	for i, row := range q.Rows {
+		d, _ := market.ParseDay(row["trade_date"].(string))
+		for _, f := range []string{"open", "high", "low", "close"} {
+			want := qfqByHand(num(raw.Rows[i], f), d, today)
+			if got := num(row, f); got != want {
+				t.Errorf("qfq %s %s: %v, want %v (raw %v)", d, f, got, want, num(raw.Rows[i], f))
+			}
+		}
+		if num(row, "volume") != num(raw.Rows[i], "volume") || num(row, "amount") != num(raw.Rows[i], "amount") {
+			t.Errorf("qfq %s: volume or amount adjusted", d)
+		}
+		if num(row, "close") != num(raw.Rows[i], "close") {
+			moved++
+		}
+		// pct is on the adjusted closes.
+		if i > 0 {
+			want := math.Round((num(row, "close")/num(q.Rows[i-1], "close")-1)*100*1e4) / 1e4
+			if got := num(row, "pct"); math.Abs(got-want) > 1e-4 {
+				t.Errorf("qfq %s pct %v, want %v from the adjusted closes", d, got, want)
+			}
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no bar moved: the events were not applied")
+	}
+	// The indicator runs on adjusted closes: the last ma5 is their mean.
+	last := len(q.Rows) - 1
+	var sum float64
+	for _, row := range q.Rows[last-4:] {
+		sum += num(row, "close")
+	}
+	if got := num(q.Rows[last], "ma5"); math.Abs(got-sum/5) > 1e-3 {
+		t.Errorf("ma5 on adjusted bars = %v, want %v", got, sum/5)
+	}
+
+	// An anchor before the last events leaves them out.
+	_, a := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=qfq&anchor=2026-11-12")
+	if a.Anchor != "2026-11-12" || len(a.Events) != 2 {
+		t.Fatalf("anchor 2026-11-12: anchor %q, %d events; want 2", a.Anchor, len(a.Events))
+	}
+	for i, row := range a.Rows {
+		d, _ := market.ParseDay(row["trade_date"].(string))
+		if want := qfqByHand(num(raw.Rows[i], "close"), d, 20261112); num(row, "close") != want {
+			t.Errorf("qfq at 2026-11-12, %s: %v, want %v", d, num(row, "close"), want)
+		}
+	}
+
+	// hfq: anchored at the listing the actions give.
+	_, hq := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq")
+	if hq.Adj != "hfq" || hq.Anchor != "2001-08-27" {
+		t.Fatalf("hfq: adj %q anchor %q; want the listing day 2001-08-27", hq.Adj, hq.Anchor)
+	}
+	for i, row := range hq.Rows {
+		d, _ := market.ParseDay(row["trade_date"].(string))
+		if want := hfqByHand(num(raw.Rows[i], "close"), d); num(row, "close") != want {
+			t.Errorf("hfq %s: %v, want %v", d, num(row, "close"), want)
+		}
+	}
+
+	// adj_factor and adj_offset on /v1/api/kline carry the qfq map.
+	_, f := h.kline(t, tok, "/v1/api/kline?"+rng+"&fields=close,adj_factor,adj_offset")
+	for i, row := range f.Rows {
+		got := math.Round((num(row, "adj_factor")*num(row, "close")+num(row, "adj_offset"))*100) / 100
+		if want := num(q.Rows[i], "close"); got != want {
+			t.Errorf("row %d: round(adj_factor*close + adj_offset) = %v, qfq close %v", i, got, want)
+		}
+		if _, ok := row["open"]; ok {
+			t.Errorf("row %d: fields=close,adj_factor,adj_offset also gave open", i)
+		}
+	}
+	// ...and are not in the default fields.
+	_, plain := h.kline(t, tok, "/v1/api/kline?"+rng)
+	if _, ok := plain.Rows[0]["adj_factor"]; ok {
+		t.Error("adj_factor in /v1/api/kline's default fields")
+	}
+}
+
+func TestAdjustedParameterErrors(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	base := "/v1/api/kline/adjusted?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20"
+	for _, tt := range []struct {
+		path, detail string
+	}{
+		{base, "mode is required"},
+		{base + "&mode=forward", "mode must be qfq or hfq"},
+		{base + "&mode=qfq&anchor=2026-02-30", "anchor"},
+		{base + "&mode=qfq&adj=qfq", "not adj"},
+		{base + "&mode=qfq&source=tdx", "no source parameter"},
+		{base + "&mode=qfq&fields=close,vwap", `unknown field "vwap"`},
+		{"/v1/api/corporate_actions", "code is required"},
+		{"/v1/api/corporate_actions?code=600519.SH&start=2026-12-01&end=2026-11-01", "after end"},
+	} {
+		r := h.signed(http.MethodGet, tt.path, tok, nil)
+		r.expect(t, 400, "missing or invalid params")
+		if !strings.Contains(r.detail, tt.detail) {
+			t.Errorf("%s: detail %q, want %q", tt.path, r.detail, tt.detail)
+		}
+	}
+	// The spec's 400 on /v1/api/kline stays, pointing to the new endpoint.
+	r := h.signed(http.MethodGet, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&adj=qfq", tok, nil)
+	r.expect(t, 400, "parameter error")
+	if !strings.Contains(r.detail, "/v1/api/kline/adjusted") || !strings.Contains(r.detail, "mode=qfq") {
+		t.Errorf("adj=qfq detail %q does not point to /v1/api/kline/adjusted?mode=qfq", r.detail)
+	}
+}
+
+func TestCorporateActionsList(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	r := h.signed(http.MethodGet, "/v1/api/corporate_actions?code=sh600519&start=2026-11-01", tok, nil)
+	r.expect(t, 200, "OK")
+	var a struct {
+		Code       string `json:"code"`
+		Count      int    `json:"count"`
+		ListingDay string `json:"listing_day"`
+		Items      []struct {
+			Date     string             `json:"date"`
+			Category int                `json:"category"`
+			Name     string             `json:"name"`
+			Values   map[string]float64 `json:"values"`
+			ExFactor *float64           `json:"ex_factor"`
+			ExOffset *float64           `json:"ex_offset"`
+			Source   string             `json:"source"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(r.data, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Code != "600519.SH" || a.Count != 4 || len(a.Items) != 4 || a.ListingDay != "2001-08-27" {
+		t.Fatalf("code %q count %d items %d listing %q; want 600519.SH, the 4 events since 2026-11-01, listed 2001-08-27",
+			a.Code, a.Count, len(a.Items), a.ListingDay)
+	}
+	bonus := a.Items[2]
+	if bonus.Date != "2026-11-16" || bonus.Category != 1 || bonus.Name != "除权除息" || bonus.Values["cash_per_10"] != 1.58 ||
+		bonus.Values["bonus_per_10"] != 2 || bonus.Source != "tdx" || bonus.ExFactor == nil {
+		t.Fatalf("the bonus event: %+v", bonus)
+	}
+	// Its own map: (p - 0.158) / 1.2.
+	if p := 100.0; math.Abs(*bonus.ExFactor*p+*bonus.ExOffset-(p-0.158)/1.2) > 1e-6 {
+		t.Errorf("ex map of the bonus event: %v·p + %v", *bonus.ExFactor, *bonus.ExOffset)
+	}
+}
