@@ -122,6 +122,9 @@ func printImport(env Env, rep *bridge.Report) {
 			fmt.Fprintf(env.Stdout, ", %d %s blocks", n, kind)
 		}
 	}
+	if rep.ActionCodesChanged > 0 {
+		fmt.Fprintf(env.Stdout, ", %s corporate actions (%s codes changed)", group(rep.Actions), group(rep.ActionCodesChanged))
+	}
 	fmt.Fprintf(env.Stdout, ", %.1f s\n", rep.Seconds)
 	for _, p := range rep.Problems {
 		if p.File != "" {
