@@ -339,9 +339,13 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 			return err
 		}})
 
+	actions := corpaction.New(store, cal, clock, window)
+	if adjusted, name := src.AdjustedBars(); adjusted != nil {
+		actions.WithUpstream(corpaction.NewUpstream(adjusted, name, klines)) // until a gbbq is imported
+	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
-		Actions:  corpaction.New(store, cal, clock, window),
+		Actions:  actions,
 		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},

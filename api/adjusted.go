@@ -7,19 +7,64 @@ import (
 	"mdqs/adjust"
 	"mdqs/corpaction"
 	"mdqs/db"
+	"mdqs/indicator"
+	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/tdx"
 )
 
 // handleKlineAdjusted is GET /v1/api/kline/adjusted: /v1/api/kline's rows
 // with the terminal's 前复权 (mode=qfq) or 后复权 (mode=hfq) prices, the
-// indicators computed on them, and what the answer applied.
+// indicators computed on them, and what the answer applied. A live server
+// without any imported corporate actions answers EastMoney's own adjusted
+// K-lines instead (adj_method eastmoney-fqt), when it has that upstream.
 func (s *Server) handleKlineAdjusted(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.parseKlineOf(r, true)
 	if err != nil {
 		return err
 	}
+	if s.Actions != nil {
+		up, err := s.Actions.FromUpstream(r.Context())
+		if err != nil {
+			return err
+		}
+		if up {
+			return s.writeUpstreamAdjusted(w, r, k)
+		}
+	}
 	return s.writeKline(w, r, k)
+}
+
+// writeUpstreamAdjusted answers an adjusted request with the upstream's
+// own adjusted bars, warm-up included, never stored; the rows are shaped
+// as the terminal path's, with no events (EastMoney's K-lines carry none).
+func (s *Server) writeUpstreamAdjusted(w http.ResponseWriter, r *http.Request, k klineRequest) error {
+	if wantsAdjFields(k.fields) {
+		return market.Errorf(market.KindInvalid, "adj_factor and adj_offset need the terminal's corporate actions: "+
+			"none are imported, so adjusted bars come from EastMoney, which publishes no map; set tdx.dir to the terminal's folder to import its gbbq")
+	}
+	rng := kline.Range{From: k.from, To: k.to, WarmFrom: s.warmup(k.from, k.freq, indicator.Lookback(k.indicators)+1)}
+	if n := s.Klines.Estimate(k.freq, market.DayOf(rng.Start()), market.DayOf(rng.To)); n > 20_000 {
+		return market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; narrow start/end", n, k.freq)
+	}
+	ser, err := s.Actions.UpstreamSeries(r.Context(), k.code, k.freq, k.mode, k.anchor, rng)
+	if err != nil {
+		return err
+	}
+	head := func(b []byte, _, _ market.Day) []byte {
+		b = append(b, `,"adj_method":`...)
+		b = market.AppendJSONString(b, ser.Method)
+		b = append(b, `,"anchor":`...)
+		if ser.Anchor == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = market.AppendJSONString(b, ser.Anchor.String())
+		}
+		b = append(b, `,"actions_source":`...)
+		b = market.AppendJSONString(b, ser.ActionsSource)
+		return append(b, `,"events":[]`...)
+	}
+	return s.encodeKline(w, k, ser.Series, s.sourceLabel(ser.Source), head, nil)
 }
 
 // actionItem is one corporate action. Values keep the source's float32

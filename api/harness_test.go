@@ -56,7 +56,12 @@ type harnessConfig struct {
 	stopped  bool   // leave the screener's workers off: jobs stay queued
 	demoMode bool   // rank and serve sectors from the demo market, as `go run .` does
 	target   string // the store's file or URL; "" = dbtest's choice
+	push2his string // a fake push2his for adjusted bars without actions; "" = none
 }
+
+// withPush2His gives the corporate-action service a live push2his client on
+// base, whose adjusted K-lines answer while no actions are imported.
+func withPush2His(base string) harnessOpt { return func(c *harnessConfig) { c.push2his = base } }
 
 // withStore opens the store at target (a benchmark comparing the stores).
 func withStore(target string) harnessOpt { return func(c *harnessConfig) { c.target = target } }
@@ -109,6 +114,15 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	var dm *demo.Market
 	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
 	deps.Actions = corpaction.New(store, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60})
+	if hc.push2his != "" {
+		cfg := upstream.DefaultConfig().Push2His
+		cfg.BaseURL, cfg.Retries, cfg.Rate, cfg.Burst = hc.push2his, -1, 1000, 1000
+		his, err := upstream.NewPush2His(cfg, upstream.NewLimiters(), clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Actions.WithUpstream(corpaction.NewUpstream(his, upstream.SourcePush2His, deps.Klines))
+	}
 	var sectorDemo *demo.Market
 	if hc.demoMode {
 		deps.SourceMode, sectorDemo = "demo", dm

@@ -195,6 +195,30 @@ func (s *Server) writeKline(w http.ResponseWriter, r *http.Request, k klineReque
 		// A copy: the series' slices may be a cache's.
 		ser.Bars = adj.Schedule.Apply(ser.Bars)
 	}
+	var head func(b []byte, first, last market.Day) []byte
+	if k.mode != adjust.None {
+		head = func(b []byte, first, last market.Day) []byte {
+			return appendAdjustment(b, adj, adj.Affecting(first, last))
+		}
+	}
+	source := s.sourceLabel("store")
+	if k.tdx {
+		source = s.sourceLabel(bridge.Source)
+	}
+	var sched *adjust.Schedule
+	if adj != nil {
+		sched = &adj.Schedule
+	}
+	return s.encodeKline(w, k, ser, source, head, sched)
+}
+
+// encodeKline writes the answer to a K-line request from its series
+// (warm-up bars included): head (nil: none) writes what an adjusted answer
+// says of its prices given the first and last rows' days, source is the
+// answer's source label, and sched (nil: not asked for) gives the
+// adj_factor and adj_offset fields.
+func (s *Server) encodeKline(w http.ResponseWriter, k klineRequest, ser kline.Series, source string,
+	head func(b []byte, first, last market.Day) []byte, sched *adjust.Schedule) error {
 	first := sort0(ser.Bars, k.from.Unix())
 	cols, err := indicator.Eval(ser.Bars, k.indicators)
 	if err != nil {
@@ -217,19 +241,15 @@ func (s *Server) writeKline(w http.ResponseWriter, r *http.Request, k klineReque
 	b = append(b, `","adj":"`...)
 	b = append(b, k.mode.String()...)
 	b = append(b, '"')
-	if k.mode != adjust.None {
+	if head != nil {
 		var first, last market.Day
 		if len(bars) > 0 {
 			first, last = bars[0].Day, bars[len(bars)-1].Day
 		}
-		b = appendAdjustment(b, adj, adj.Affecting(first, last))
+		b = head(b, first, last)
 	}
 	b = append(b, `,"source":"`...)
-	if k.tdx {
-		b = append(b, s.sourceLabel(bridge.Source)...)
-	} else {
-		b = append(b, s.sourceLabel("store")...)
-	}
+	b = append(b, source...)
 	b = append(b, `","count":`...)
 	b = strconv.AppendInt(b, int64(len(bars)), 10)
 	b = append(b, `,"final_through":"`...)
@@ -251,10 +271,7 @@ func (s *Server) writeKline(w http.ResponseWriter, r *http.Request, k klineReque
 	}
 	b = append(b, `],"rows":`...)
 	rs := rowSet{bars: bars, prevClose: prev, fields: k.fields, columns: cols,
-		provisional: func(i int) bool { return i >= provFrom }}
-	if adj != nil {
-		rs.adj = &adj.Schedule
-	}
+		provisional: func(i int) bool { return i >= provFrom }, adj: sched}
 	b = appendRows(b, rs)
 	b = append(b, "}}\n"...)
 	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)

@@ -24,10 +24,11 @@ const Method = "tdx-affine"
 // schedule is a few dozen rows and every gbbq import may change it
 // (adjust.md §1.3: never cache qfq across gbbq versions).
 type Service struct {
-	store  *db.Store
-	cal    *market.Calendar
-	clock  market.Clock
-	window market.Window
+	store    *db.Store
+	cal      *market.Calendar
+	clock    market.Clock
+	window   market.Window
+	upstream *Upstream // adjusted bars where no actions are imported; nil: none (see WithUpstream)
 }
 
 func New(store *db.Store, cal *market.Calendar, clock market.Clock, window market.Window) *Service {

@@ -8,6 +8,7 @@ import (
 
 	"mdqs/board"
 	"mdqs/config"
+	"mdqs/corpaction"
 	"mdqs/db"
 	"mdqs/demo"
 	"mdqs/kline"
@@ -74,6 +75,17 @@ func (s *Set) Bars() (kline.BarSource, string) {
 		return s.Demo, board.SourceDemo
 	}
 	return kline.WithFundFlow(s.Push2His, s.Push2His), upstream.SourcePush2His
+}
+
+// AdjustedBars is the source of K-lines the upstream adjusted itself
+// (push2his fqt=1 for qfq, 2 for hfq) and its name, for adjusted prices
+// while no terminal's corporate actions are imported; nil in demo mode,
+// which never mixes with live data.
+func (s *Set) AdjustedBars() (corpaction.AdjustedSource, string) {
+	if s.IsDemo() {
+		return nil, ""
+	}
+	return s.Push2His, upstream.SourcePush2His
 }
 
 // Trends is the source of the intraday 1-minute series.

@@ -78,7 +78,36 @@ func quotePage(code market.Code) string {
 // when the security has history (dktotal > 0), and returns no bars; with
 // dktotal 0 or absent it is what a throttled or unknown request gets, and
 // returns KindEmpty.
-func (c *Push2His) Klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) (bars []market.Bar, err error) {
+func (c *Push2His) Klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+	return c.klines(ctx, code, freq, from, to, FqtNone)
+}
+
+// Fqt is push2his's adjustment parameter: which prices EastMoney answers.
+type Fqt int
+
+const (
+	FqtNone Fqt = 0 // unadjusted
+	FqtQFQ  Fqt = 1 // 前复权, anchored at EastMoney's latest bar
+	FqtHFQ  Fqt = 2 // 后复权, from EastMoney's own base level
+)
+
+// KlinesAdjusted are Klines with the prices EastMoney adjusted itself,
+// fqt=1 (qfq) or fqt=2 (hfq): same request otherwise, same rows, same
+// parser. Open, high, low and close are adjusted; volume, amount and
+// turnover are not. EastMoney's qfq is anchored at its latest bar (today's
+// forming bar during a session), whatever the range asked, and equals the
+// terminal's affine qfq to the cent when EastMoney's event data agree with
+// the terminal's gbbq; its hfq starts from a base level of its own, which
+// for some codes (000001) is not the terminal's. The reply carries no
+// event list.
+func (c *Push2His) KlinesAdjusted(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day, fqt Fqt) ([]market.Bar, error) {
+	if fqt != FqtQFQ && fqt != FqtHFQ {
+		return nil, market.Errorf(market.KindInvalid, "fqt %d: want 1 (qfq) or 2 (hfq)", fqt)
+	}
+	return c.klines(ctx, code, freq, from, to, fqt)
+}
+
+func (c *Push2His) klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day, fqt Fqt) (bars []market.Bar, err error) {
 	sid, err := secid(code)
 	if err != nil {
 		return nil, err
@@ -110,7 +139,7 @@ func (c *Push2His) Klines(ctx context.Context, code market.Code, freq market.Fre
 		"fields1": {"f1,f2,f3,f4,f5,f6"},
 		"fields2": {"f51,f52,f53,f54,f55,f56,f57,f58,f59,f60,f61"},
 		"klt":     {klt},
-		"fqt":     {"0"},
+		"fqt":     {strconv.Itoa(int(fqt))},
 		"beg":     {beg},
 		"end":     {end},
 	}
