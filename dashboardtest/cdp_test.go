@@ -190,6 +190,43 @@ func (p *page) typeText(ctx context.Context, text string) error {
 	return err
 }
 
+// mouse sends one mouse event at (x, y) in CSS pixels of the viewport:
+// typ is mouseMoved, mousePressed or mouseReleased (the last two with the
+// left button, one click).
+func (p *page) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64) error {
+	c, done := p.with(ctx)
+	defer done()
+	params := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+	if typ != input.DispatchMouseEventTypeMouseMoved {
+		params.Button = input.MouseButtonLeft
+		params.ClickCount = 1
+	}
+	_, err := chromedp.Call(c, input.DispatchMouseEvent, params)
+	return err
+}
+
+// click scrolls the element selector names into the middle of the view
+// and clicks its centre as a user would.
+func (p *page) click(ctx context.Context, selector string) error {
+	var at struct{ X, Y float64 }
+	err := p.eval(ctx, fmt.Sprintf(`(() => {
+		const e = document.querySelector(%q);
+		e.scrollIntoView({ block: 'center' });
+		const r = e.getBoundingClientRect();
+		return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+	})()`, selector), &at)
+	if err != nil {
+		return fmt.Errorf("find %s: %w", selector, err)
+	}
+	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved,
+		input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+		if err := p.mouse(ctx, typ, at.X, at.Y); err != nil {
+			return fmt.Errorf("click %s: %w", selector, err)
+		}
+	}
+	return nil
+}
+
 // screenshot writes a PNG of the whole page to path.
 func (p *page) screenshot(ctx context.Context, path string) ([]byte, error) {
 	c, done := p.with(ctx)

@@ -560,18 +560,27 @@ func startServer(t *testing.T) *server {
 }
 
 // token issues one token for the demo client (an unsigned public call),
-// waiting out the token endpoint's rate limit.
-func (s *server) token(t *testing.T) {
+// waiting out the token endpoint's rate limit, and answers it.
+func (s *server) token(t *testing.T) string {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		res, err := http.Post(s.base+"/v1/auth/token", "application/json", strings.NewReader(`{"client_id":"demo","client_secret":"demo-secret"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
+		var body struct {
+			Data struct {
+				Token string `json:"token"`
+			} `json:"data"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
 		switch {
 		case res.StatusCode == http.StatusOK:
-			return
+			if err != nil || body.Data.Token == "" {
+				t.Fatalf("POST /v1/auth/token: no token in the answer (%v)", err)
+			}
+			return body.Data.Token
 		case res.StatusCode == http.StatusTooManyRequests && attempt < 30:
 			// limits.token_rate: wait as Retry-After says.
 			wait, _ := strconv.Atoi(res.Header.Get("Retry-After"))

@@ -2,7 +2,7 @@
 // refreshed on its own timer. Every panel reports its last outcome in
 // data-state (idle, ready, error), which the end-to-end test reads.
 import { ApiError, Client } from './api.js';
-import { barChart, candleChart, money, pct } from './charts.js';
+import { barChart, candleChart, eventLabel, money, note, pct } from './charts.js';
 import { selfTest } from './md5.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -16,9 +16,10 @@ let loginWaiters = [];
 function needLogin(reason) {
   return new Promise((resolve) => {
     loginWaiters.push(resolve);
+    if (dialog.open) return; // the first reason stands (requests fail together)
     $('#login-reason').textContent = reason;
     if (!$('#login-id').value) $('#login-id').value = client.clientId;
-    if (!dialog.open) dialog.showModal();
+    dialog.showModal();
     ($('#login-id').value ? $('#login-secret') : $('#login-id')).focus();
   });
 }
@@ -88,7 +89,7 @@ async function run(id, load, auto) {
     err.textContent = errorText(e);
     err.hidden = false;
     el.dataset.state = 'error';
-    return e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 429;
+    return (e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 429) || (e && e.settled === true);
   } finally {
     el.removeAttribute('aria-busy');
   }
@@ -209,27 +210,90 @@ function drawMovements() {
 
 // ---- (3) K-line ----------------------------------------------------------
 
-const kline = { code: '600519.SH', data: null };
+// The 复权 switch: none is GET /v1/api/kline as traded, qfq and hfq are GET
+// /v1/api/kline/adjusted with that mode. The choice holds across codes and
+// refreshes, not across a reload (no panel choice does).
+const ADJ = { none: '不复权', qfq: '前复权', hfq: '后复权' };
+
+// marks are the 除权除息 events drawn on the chart: the adjusted answer's
+// events, or for unadjusted bars the code's category-1 corporate actions.
+const kline = { code: '600519.SH', mode: 'none', data: null, range: null, marks: [], actions: null };
+
+// adjLabel says which prices the chart shows.
+function adjLabel(mode, d) {
+  if (mode === 'none' || !d) return ADJ[mode];
+  if (d.anchor) return `${ADJ[d.adj]} · 锚定 ${d.anchor}`;
+  return `${ADJ[d.adj]} · 无上市日，全部事件`;
+}
+
+// unadjustedMarks are the price events (category 1) of code between start
+// and end, cached per request; [] with a note when the server has none to
+// give (a 503 without the terminal's gbbq): the bars still show.
+async function unadjustedMarks(code, start, end) {
+  const key = `${code}|${start}|${end}`;
+  if (kline.actions?.key === key) return kline.actions;
+  let got;
+  try {
+    const { data } = await client.get(`/v1/api/corporate_actions?${new URLSearchParams({ code, start, end })}`);
+    const marks = data.items.filter((a) => a.category === 1).map((a) => ({ date: a.date, label: eventLabel(a.values) }));
+    got = { key, marks, note: '' };
+  } catch (e) {
+    got = { key: '', marks: [], note: ` · ex-dates unavailable (${e instanceof ApiError ? e.status : 'error'})` };
+  }
+  return got;
+}
 
 async function loadKline(auto) {
-  // Timer ticks only refetch while today's bar is still forming.
-  if (auto && kline.data && !kline.data.provisional_rows) return;
-  const code = kline.code;
-  const q = new URLSearchParams({
-    code, freq: 'D', start: shanghaiDate(-183), end: shanghaiDate(0), indicators: 'ma5,ma20',
-  });
+  // Timer ticks only refetch while today's bar is still forming, and ask
+  // again for ex-dates the server could not give (before its first import).
+  if (auto && kline.data && !kline.data.provisional_rows) {
+    const { code, mode, actions, range } = kline;
+    if (mode !== 'none' || !actions || actions.key) return;
+    const again = await unadjustedMarks(code, range.start, range.end);
+    if (again.key && code === kline.code && mode === kline.mode && kline.data) {
+      kline.actions = again;
+      kline.marks = again.marks;
+      drawKline();
+    }
+    return;
+  }
+  const { code, mode } = kline;
+  const start = shanghaiDate(-183);
+  const end = shanghaiDate(0);
+  const q = new URLSearchParams({ code, freq: 'D', start, end, indicators: 'ma5,ma20' });
+  if (mode !== 'none') q.set('mode', mode);
   $('#kline-title').textContent = `${code} ${names.get(code) || ''}`;
+  $('#kline-adj').textContent = adjLabel(mode, kline.data);
+  const current = () => code === kline.code && mode === kline.mode; // not asked for another meanwhile
   try {
-    const { data } = await client.get(`/v1/api/kline?${q}`);
-    if (code !== kline.code) return; // another code was asked for meanwhile
+    const [{ data }, actions] = await Promise.all([
+      client.get(`${mode === 'none' ? '/v1/api/kline' : '/v1/api/kline/adjusted'}?${q}`),
+      mode === 'none' ? unadjustedMarks(code, start, end) : null,
+    ]);
+    if (!current()) return;
     kline.data = data;
+    kline.range = { start, end };
+    if (actions) {
+      kline.actions = actions;
+      kline.marks = actions.marks;
+    } else {
+      kline.marks = (data.events || []).map((ev) => ({ date: ev.date, label: eventLabel(ev) }));
+    }
   } catch (e) {
-    if (code === kline.code) {
+    if (current()) {
       kline.data = null;
+      kline.marks = [];
       $('#kline-chart').replaceChildren();
       $('#kline-legend').textContent = '';
       $('#kline-meta').textContent = '';
+      if (mode !== 'none') {
+        const chart = $('#kline-chart');
+        note(chart, width(chart, 900), `No ${ADJ[mode]} bars (see above): 不复权 shows the prices as traded.`);
+      }
     }
+    // Adjusted bars refused for want of corporate actions stay refused
+    // until the server is set up: no quick retry (the switch still works).
+    if (mode !== 'none' && e instanceof ApiError && e.status === 503) e.settled = true;
     throw e;
   }
   drawKline();
@@ -239,30 +303,51 @@ function drawKline() {
   const d = kline.data;
   if (!d) return;
   const chart = $('#kline-chart');
-  candleChart(chart, d.rows, width(chart, 900), $('#kline-legend'));
+  candleChart(chart, d.rows, width(chart, 900), $('#kline-legend'), kline.marks);
+  const shown = d.adj in ADJ ? d.adj : 'none'; // /v1/api/kline says adj: 'none'
+  $('#kline').dataset.adj = shown;
   $('#kline-title').textContent = `${d.code} ${names.get(d.code) || ''}`;
+  $('#kline-adj').textContent = adjLabel(shown, d);
+  const flags = chart.querySelectorAll('g.exmark').length;
   $('#kline-meta').textContent = `${d.count} daily bars · final through ${d.final_through || '—'}` +
-    (d.provisional_rows ? ` · ${d.provisional_rows} forming` : '') + ` · source ${d.source}`;
+    (d.provisional_rows ? ` · ${d.provisional_rows} forming` : '') + ` · source ${d.source}` +
+    (shown !== 'none' ? ` · ${d.adj_method}, actions ${d.actions_source || 'none'}` : kline.actions?.note || '') +
+    (flags ? ` · ${flags} ex-date${flags > 1 ? 's' : ''}` : '');
 }
 
 let reloadKline = () => {};
 
-function showCode(code) {
-  kline.code = code;
+// showKline asks for the panel's current code and mode afresh: no stale
+// chart under the new title or label while the new one loads.
+function showKline() {
   kline.data = null;
-  $('#kline-code').value = code;
-  // No stale chart under the new title while the new one loads.
+  kline.marks = [];
+  $('#kline-code').value = kline.code;
+  for (const r of document.querySelectorAll('#kline-adj-switch input')) r.checked = r.value === kline.mode;
   $('#kline').dataset.state = 'loading';
   $('#kline-chart').replaceChildren();
   $('#kline-legend').textContent = '';
   $('#kline-meta').textContent = '';
+  $('#kline-adj').textContent = ADJ[kline.mode];
   reloadKline();
+}
+
+function showCode(code) {
+  kline.code = code;
+  showKline();
 }
 
 $('#kline-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const code = $('#kline-code').value.trim().toUpperCase();
   if (code) showCode(code);
+});
+
+$('#kline-adj-switch').addEventListener('change', (ev) => {
+  const mode = ev.target.value;
+  if (!(mode in ADJ) || mode === kline.mode) return;
+  kline.mode = mode;
+  showKline();
 });
 
 // ---- (4) hot rank --------------------------------------------------------

@@ -66,6 +66,13 @@ export function barChart(target, entries, scale, width) {
   });
 }
 
+// note replaces a chart with one muted line of text.
+export function note(target, width, text) {
+  target.replaceChildren(svg('text', { x: 10, y: 24, class: 'muted' }, [text]));
+  target.setAttribute('viewBox', `0 0 ${width} 40`);
+  target.setAttribute('height', '40');
+}
+
 function niceTicks(lo, hi, count) {
   const span = hi - lo;
   if (!(span > 0)) return [lo];
@@ -75,6 +82,26 @@ function niceTicks(lo, hi, count) {
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(v);
   return out;
+}
+
+// num writes an event's value without float32 noise: 1.58, 8.5, 10.
+function num(v) {
+  return String(Number((+v).toFixed(4)));
+}
+
+// eventLabel is a 除权除息 event (the values of GET /v1/api/kline/adjusted's
+// events or of a category-1 corporate action) in the terminal's notation,
+// per 10 shares: 送 bonus (and transfer) shares, 派 cash in yuan, 配 rights
+// shares at their price: "10派6.9", "10送2派1.58", "10配3 @8.5".
+export function eventLabel(v) {
+  const bonus = v.bonus_per_10 || 0;
+  const cash = v.cash_per_10 || 0;
+  const rights = v.rights_per_10 || 0;
+  let s = '10';
+  if (bonus) s += `送${num(bonus)}`;
+  if (cash) s += `派${num(cash)}`;
+  if (rights) s += `配${num(rights)} @${num(v.rights_price || 0)}`;
+  return s === '10' ? '除权除息' : s;
 }
 
 function volumeText(v) {
@@ -87,7 +114,10 @@ function volumeText(v) {
 // ma20) as candlesticks, MA lines and volume bars into the <svg> target.
 // Provisional bars (today's, still forming) are drawn hollow and dashed.
 // legend is an element whose text follows the bar under the pointer.
-export function candleChart(target, rows, width, legend) {
+// marks are 除权除息 events, { date, label }: each is flagged on the bar of
+// its ex-date, or the first bar after it (none when no bar of rows is on or
+// after it, or when it is before the first bar).
+export function candleChart(target, rows, width, legend, marks = []) {
   const H = 430;
   const left = 6;
   const right = 64;
@@ -174,13 +204,39 @@ export function candleChart(target, rows, width, legend) {
     if (d) target.append(svg('path', { d, class: cls }));
   }
 
+  // Ex-rights marks: a dotted line through the bar and a flag with the
+  // event under the price area, drawn above the pointer overlay so that
+  // the flag's tooltip shows.
+  const marked = new Map(); // bar index -> its events
+  const last = rows[rows.length - 1].trade_date;
+  for (const m of marks) {
+    if (m.date < rows[0].trade_date || m.date > last) continue;
+    const i = rows.findIndex((r) => r.trade_date >= m.date);
+    if (!marked.has(i)) marked.set(i, []);
+    marked.get(i).push(m);
+  }
+  const flags = svg('g', { class: 'exmarks' });
+  for (const [i, ms] of marked) {
+    const x = X(i);
+    const base = priceTop + priceH;
+    const text = ms.map((m) => m.label).join(' ');
+    const atRight = x > left + plotW - 90;
+    flags.append(svg('g', { class: 'exmark', 'data-date': ms.map((m) => m.date).join(' '), 'data-bar': rows[i].trade_date }, [
+      title(ms.map((m) => `除权除息 ${m.date}${m.date !== rows[i].trade_date ? ` (bar ${rows[i].trade_date})` : ''}: ${m.label}`).join('\n')),
+      svg('line', { class: 'ex-line', x1: x.toFixed(1), x2: x.toFixed(1), y1: priceTop, y2: base }),
+      svg('path', { class: 'ex-flag', d: `M${x.toFixed(1)},${base + 1} l4.5,8 h-9 z` }),
+      svg('text', { class: 'ex-label', x: (atRight ? x - 7 : x + 7).toFixed(1), y: base + 10, 'text-anchor': atRight ? 'end' : 'start' }, [text]),
+    ]));
+  }
+
   // Pointer: a crosshair and the legend follow the bar under it.
   const cross = svg('line', { class: 'cross', y1: priceTop, y2: volTop + volH, x1: -10, x2: -10 });
   target.append(cross);
   const show = (i) => {
     const r = rows[i];
     const f = (v) => (Number.isFinite(v) ? v.toFixed(2) : '—');
-    legend.textContent = `${r.trade_date}${r.provisional ? ' (forming)' : ''}  开 ${f(r.open)}  高 ${f(r.high)}  低 ${f(r.low)}  收 ${f(r.close)}  ${pct(r.pct)}  量 ${volumeText(r.volume || 0)}  MA5 ${f(r.ma5)}  MA20 ${f(r.ma20)}`;
+    const ex = marked.has(i) ? `  除权 ${marked.get(i).map((m) => m.label).join(' ')}` : '';
+    legend.textContent = `${r.trade_date}${r.provisional ? ' (forming)' : ''}  开 ${f(r.open)}  高 ${f(r.high)}  低 ${f(r.low)}  收 ${f(r.close)}  ${pct(r.pct)}  量 ${volumeText(r.volume || 0)}  MA5 ${f(r.ma5)}  MA20 ${f(r.ma20)}${ex}`;
   };
   const overlay = svg('rect', { class: 'overlay', x: left, y: priceTop, width: plotW, height: volTop + volH - priceTop });
   overlay.addEventListener('pointermove', (ev) => {
@@ -196,6 +252,6 @@ export function candleChart(target, rows, width, legend) {
     cross.setAttribute('x2', '-10');
     show(rows.length - 1);
   });
-  target.append(overlay);
+  target.append(overlay, flags);
   show(rows.length - 1);
 }
