@@ -276,3 +276,25 @@ func TestCorporateActionsList(t *testing.T) {
 		t.Errorf("ex map of the bonus event: %v·p + %v", *bonus.ExFactor, *bonus.ExOffset)
 	}
 }
+
+// Today's forming bars are joined and adjusted like the final ones.
+func TestAdjustedJoinsTodaysFormingBars(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	rng := "code=600519.SH&freq=D&start=2026-11-19&end=2026-11-23"
+	_, raw := h.kline(t, tok, "/v1/api/kline?"+rng)
+	r, a := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq")
+	if r.status != 200 || a.ProvisionalRows != 1 || raw.ProvisionalRows != 1 || len(a.Rows) != len(raw.Rows) {
+		t.Fatalf("hfq with today: %d, %d provisional of %d rows (raw %d of %d)", r.status, a.ProvisionalRows, len(a.Rows), raw.ProvisionalRows, len(raw.Rows))
+	}
+	last := len(a.Rows) - 1
+	if a.Rows[last]["provisional"] != true {
+		t.Fatalf("the last row is not today's forming bar: %v", a.Rows[last])
+	}
+	for i, row := range a.Rows {
+		d, _ := market.ParseDay(row["trade_date"].(string))
+		if want := hfqByHand(num(raw.Rows[i], "close"), d); num(row, "close") != want {
+			t.Errorf("hfq %s (provisional %v): %v, want %v", d, row["provisional"], num(row, "close"), want)
+		}
+	}
+}
