@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"mdqs/alert"
 	"mdqs/api"
 	"mdqs/auth"
 	"mdqs/board"
@@ -39,9 +40,11 @@ import (
 	"mdqs/market"
 	"mdqs/movement"
 	"mdqs/news"
+	"mdqs/quote"
 	"mdqs/ranking"
 	"mdqs/screener"
 	"mdqs/sources"
+	"mdqs/stream"
 	"mdqs/upstream"
 )
 
@@ -290,11 +293,16 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		eodCfg.SeedDays, eodCfg.History = cfg.Demo.HistoryDays, src.Demo
 	}
 
-	frame := screener.NewFrame(store, src.Quotes(), src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock,
-		cfg.Screener.QuoteAge.Duration)
+	// The quote service owns the snapshot and its age; screens read it
+	// through the service (age 0: the frame keeps no copy of its own), so
+	// screens, alerts and /v1/api/quotes share one upstream walk.
+	single, quoteSource := src.SingleQuotes()
+	quotes := quote.New(src.Quotes(), single, cal, clock, quote.Config{Age: cfg.Screener.QuoteAge.Duration, Source: quoteSource})
+	frame := screener.NewFrame(store, quotes, src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock, 0)
 	if src.IsDemo() && cfg.Demo.HistoryDays > 0 {
 		frame.ReadHistoryFrom(src.Demo)
 	}
+	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{})
 	// Screens read the chips and signals of the day the end-of-day job
 	// has just derived.
 	eodCfg.Derived = func(market.Day) { frame.Invalidate() }
@@ -329,6 +337,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})
 	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
+	// Alerts see each quote refresh: the frame refreshes its snapshot when
+	// it is quote_age old, so evaluating as often finds every one.
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
@@ -343,9 +354,14 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if adjusted, name := src.AdjustedBars(); adjusted != nil {
 		actions.WithUpstream(corpaction.NewUpstream(adjusted, name, klines)) // until a gbbq is imported
 	}
+	// Streams end before the server's Shutdown waits for its handlers.
+	hub := stream.NewHub(stream.Config{Clock: clock})
+	defer hub.Close()
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:  actions,
+		Quotes:   quotes,
+		Alerts:   alerts,
 		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
@@ -357,6 +373,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Screener:   screens,
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
 		Instance:   tm.instance(),
+		Stream:     hub,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -367,6 +384,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	httpSrv.RegisterOnShutdown(hub.Close)
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return err

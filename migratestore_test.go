@@ -65,7 +65,7 @@ func compareMigrated(t *testing.T, pg, cfg string, at time.Time, dates map[strin
 		t.Errorf("a second migrate-store into the same database: exit %d %q, want 1, refused", code, errs)
 	}
 
-	values := map[string]string{"code": "600519.SH", "freq": "D", "mode": "qfq", "id": "none", "/v1/api/news/view id": "1",
+	values := map[string]string{"code": "600519.SH", "codes": "600519.SH,000001.SH", "freq": "D", "mode": "qfq", "id": "none", "/v1/api/news/view id": "1",
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": "600519.SH"}
 	for k, v := range dates {
 		values[k] = v

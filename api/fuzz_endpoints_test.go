@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mdqs/finance"
 	"mdqs/hotrank"
@@ -195,6 +196,12 @@ func serveSigned(h *harness, handler http.Handler, tok, method, path, query stri
 	}
 	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if path == "/v1/api/stream" {
+		// A good stream runs until its client leaves: this one leaves soon.
+		ctx, cancel := context.WithTimeout(req.Context(), 50*time.Millisecond)
+		defer cancel()
+		req = req.WithContext(ctx)
 	}
 	rec := httptest.NewRecorder()
 	handler.ServeHTTP(rec, req)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"mdqs/alert"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -24,8 +25,10 @@ import (
 	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
+	"mdqs/quote"
 	"mdqs/ranking"
 	"mdqs/screener"
+	"mdqs/stream"
 	"mdqs/upstream"
 	"mdqs/upstream/upstreamtest"
 )
@@ -130,7 +133,11 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	deps.Rankings, deps.Movements, deps.Sources = newMarket(t, push2.URL, store, cal, clock, log, sectorDemo)
 	// An unconfigured bridge unless an option sets a terminal folder.
 	deps.Bridge, _ = bridge.New("", store, cal, clock, log)
-	frame := screener.NewFrame(store, dm, nil, nil, cal, clock, time.Minute)
+	// Screens read the quote service's snapshot, as main wires them: one
+	// source call serves both.
+	deps.Quotes = quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
+	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
+	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
 	if !hc.stopped {
 		if err := deps.Screener.Start(context.Background()); err != nil {
@@ -151,10 +158,14 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	}
 	t.Cleanup(a.Close)
 	deps.Auth = a
+	if deps.Stream == nil {
+		deps.Stream = stream.NewHub(stream.Config{Clock: clock})
+	}
 	s := New(deps)
 	s.testRoutes()
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
+	t.Cleanup(deps.Stream.Close) // first: srv.Close waits for the open streams
 	return &harness{t: t, srv: srv, api: s, store: store, auth: a, clock: clock, logs: logs, push2: push2, demo: dm}
 }
 

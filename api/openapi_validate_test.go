@@ -53,7 +53,7 @@ func newContract(t *testing.T, h *harness) *contract {
 	}
 	// The dashboard's files are text; kin-openapi decodes only the types
 	// it knows.
-	for _, ct := range []string{"text/html", "text/css", "text/javascript", "image/svg+xml"} {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "image/svg+xml", "text/event-stream"} {
 		if openapi3filter.RegisteredBodyDecoder(ct) == nil {
 			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 		}
@@ -281,6 +281,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	sub := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 10","sort":"-pct","limit":5}`), admin)
 	screenID, _ := dataOf(sub)["id"].(string)
 	h.waitScreen(t, admin, screenID)
+	created := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > -100","universe":{"codes":["600519.SH"]},"cooldown":"15m","name":"any move"}`), admin)
+	alertID, _ := dataOf(created)["id"].(string)
+	if _, err := h.api.Alerts.Evaluate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	doomed := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > 0"}`), admin)
+	doomedID, _ := dataOf(doomed)["id"].(string)
+	canceled := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > 0"}`), admin)
+	canceledID, _ := dataOf(canceled)["id"].(string)
 	list := want(200, http.MethodGet, "/v1/api/news/list?page_size=5", nil, admin)
 	newsID := ""
 	if items, _ := dataOf(list)["items"].([]any); len(items) > 0 {
@@ -324,6 +333,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/market/movements?type=concept&top=5", ""},
 		{200, "GET", "/v1/api/market/movements/events?type=industry", ""},
 		{400, "GET", "/v1/api/market/movements/events?since=yesterday", ""},
+		{200, "GET", "/v1/api/quotes?codes=600519.SH,000001.SZ,000001.SH,399006.SZ", ""},
+		{400, "GET", "/v1/api/quotes?codes=60051", ""},
+		{404, "GET", "/v1/api/quotes?codes=600519.SH,399998.SZ", ""},
 
 		// K-lines and indicators.
 		{200, "GET", "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&indicators=ma5,macd", ""},
@@ -360,6 +372,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 
 		// The screener.
 		{200, "GET", "/v1/api/screener/fields", ""},
+		{200, "GET", "/v1/api/alerts", ""},
+		{200, "GET", "/v1/api/alerts?id=" + alertID, ""},
+		{404, "GET", "/v1/api/alerts?id=nope", ""},
+		{400, "POST", "/v1/api/alerts", `{"expression":"pct >"}`},
+		{200, "GET", "/v1/api/alerts/events?since=0&limit=5", ""},
+		{400, "GET", "/v1/api/alerts/events?since=x", ""},
+		{200, "DELETE", "/v1/api/alerts?id=" + doomedID, ""},
+		{404, "POST", "/v1/api/alerts/cancel", `{"id":"` + doomedID + `"}`},
+		{200, "POST", "/v1/api/alerts/cancel", `{"id":"` + canceledID + `"}`},
 		{200, "GET", "/v1/api/screener/queue/status?id=" + screenID, ""},
 		{200, "GET", "/v1/api/screener/queue/result?id=" + screenID + "&page=1&page_size=5", ""},
 		{404, "GET", "/v1/api/screener/queue/status?id=nope", ""},
@@ -386,6 +407,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	} else {
 		c.check(http.MethodPost, "/v1/api/screener/queue/submit", nil, nil, r)
 	}
+
+	// A stream runs until its client leaves: its opening is checked.
+	stream := "/v1/api/stream?topics=ranking,movements,quotes&codes=600519.SH"
+	if r, hdr := h.streamOpening(t, marketTok, stream); r.status != 200 {
+		t.Errorf("GET %s = %d: %s", stream, r.status, r.raw)
+	} else {
+		c.check(http.MethodGet, stream, nil, hdr, r)
+	}
+	want(400, http.MethodGet, "/v1/api/stream?topics=nope", nil, marketTok)
 
 	// Public GET routes without required parameters (the dashboard's
 	// files, /metrics) are called as they are.

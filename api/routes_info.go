@@ -45,7 +45,10 @@ const maxCodes = 50
 // codes reads a comma-separated list of codes in any form ParseCode takes
 // (600519.SH, sh600519, 600519), from the first of names that was sent,
 // duplicates dropped; absent is nil.
-func (q *query) codes(names ...string) []market.Code {
+func (q *query) codes(names ...string) []market.Code { return q.codesUpTo(maxCodes, names...) }
+
+// codesUpTo is codes with its own bound.
+func (q *query) codesUpTo(limit int, names ...string) []market.Code {
 	raw := q.str(names...)
 	if raw == "" {
 		if q.has(names[0]) {
@@ -73,8 +76,8 @@ func (q *query) codes(names ...string) []market.Code {
 	switch {
 	case len(out) == 0:
 		q.fail("", "%s must name at least one code", names[0])
-	case len(out) > maxCodes:
-		q.fail("", "%s names %d codes; at most %d", names[0], len(out), maxCodes)
+	case len(out) > limit:
+		q.fail("", "%s names %d codes; at most %d", names[0], len(out), limit)
 		return nil
 	}
 	return out

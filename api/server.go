@@ -6,11 +6,13 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"mdqs/alert"
 	"mdqs/auth"
 	"mdqs/bridge"
 	"mdqs/cache"
@@ -20,8 +22,10 @@ import (
 	"mdqs/kline"
 	"mdqs/market"
 	"mdqs/movement"
+	"mdqs/quote"
 	"mdqs/ranking"
 	"mdqs/screener"
+	"mdqs/stream"
 	"mdqs/upstream"
 )
 
@@ -34,8 +38,10 @@ type Deps struct {
 	Klines       *kline.Service
 	Pager        *kline.Pager
 	Actions      *corpaction.Service // corporate actions and adjusted prices; nil: not served
+	Alerts       *alert.Service      // standing screens; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
+	Quotes       *quote.Service // nil: /v1/api/quotes answers 503
 	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
@@ -56,6 +62,9 @@ type Deps struct {
 	Limits Limits
 	// Instance names this process among a deployment's instances.
 	Instance InstanceDeps
+	// Stream serves GET /v1/api/stream; New has the rankings and
+	// movements publish to it. nil: streams answer 503.
+	Stream *stream.Hub
 }
 
 // Server holds the dependencies of every handler.
@@ -72,6 +81,9 @@ type Server struct {
 	unmatched    *routeStats          // 404 and 405 answers, whatever the path
 	clientLimits *buckets
 	tokenLimits  *buckets
+
+	streamMu    sync.Mutex
+	lastRanking string // the day and updated_ms of the last ranking streamed
 }
 
 func New(d Deps) *Server {
@@ -108,6 +120,16 @@ func New(d Deps) *Server {
 	}
 	s.router = r
 	s.routes()
+	if d.Stream != nil && d.Rankings != nil && d.Movements != nil {
+		d.Rankings.OnBuild(s.publishRanking)
+		d.Movements.OnEvents(s.publishMovements)
+	}
+	if d.Stream != nil && d.Alerts != nil {
+		d.Alerts.OnFire(s.publishAlerts)
+	}
+	if d.Stream != nil && d.Quotes != nil {
+		d.Quotes.OnRefresh(s.publishQuotes)
+	}
 	return s
 }
 
@@ -149,11 +171,18 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.handleBoards(market.Concept))
 	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.handleMovements)
 	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.handleMovementEvents)
+	s.protected(http.MethodGet, "/v1/api/quotes", auth.ScopeMarket, s.handleQuotes)
+	s.protected(http.MethodGet, "/v1/api/stream", auth.ScopeMarket, s.handleStream)
 
 	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.handleKline)
 	s.protected(http.MethodGet, "/v1/api/kline/with_realtime", auth.ScopeKline, s.handleKlineWithRealtime)
 	s.protected(http.MethodGet, "/v1/api/kline/adjusted", auth.ScopeKline, s.handleKlineAdjusted)
 	s.protected(http.MethodGet, "/v1/api/corporate_actions", auth.ScopeKline, s.handleCorporateActions)
+	s.protected(http.MethodPost, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertCreate)
+	s.protected(http.MethodGet, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertList)
+	s.protected(http.MethodDelete, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertDelete)
+	s.protected(http.MethodPost, "/v1/api/alerts/cancel", auth.ScopeScreener, s.handleAlertCancel)
+	s.protected(http.MethodGet, "/v1/api/alerts/events", auth.ScopeScreener, s.handleAlertEvents)
 	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.handleIntraday)
 	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.handleMACDBS)
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.handleMicroMomentum)

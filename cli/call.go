@@ -33,6 +33,7 @@ func Call(ctx context.Context, env Env, args []string) error {
 	timeout := fs.Duration("timeout", 60*time.Second, "request timeout")
 	pretty := fs.Bool("pretty", false, "indent the JSON answer")
 	verbose := fs.Bool("v", false, "print the status line, and where the token came from, to stderr")
+	streaming := fs.Bool("stream", false, "GET a text/event-stream (/v1/api/stream?...) and print its lines as they arrive, until interrupted or the server ends it; -timeout does not apply")
 	useCache := fs.Bool("token-cache", true, "reuse the token of earlier calls to this address as this client, kept in the user's cache folder")
 	if err := ParseFlags(env, fs, args); err != nil {
 		return err
@@ -86,7 +87,22 @@ func Call(ctx context.Context, env Env, args []string) error {
 		}
 	}
 
-	resp, err := c.Do(ctx, method, path, body)
+	var resp *client.Response
+	var err error
+	if *streaming {
+		if method != http.MethodGet {
+			return Usage("mdqs call: -stream takes GET only")
+		}
+		resp, err = c.Stream(ctx, path, nil, func(line string) error {
+			_, err := fmt.Fprintln(env.Stdout, line)
+			return err
+		})
+		if err != nil && ctx.Err() != nil && resp != nil {
+			err = nil // interrupted: the way a stream is meant to end
+		}
+	} else {
+		resp, err = c.Do(ctx, method, path, body)
+	}
 	if cache != nil {
 		held, expires := c.HeldToken()
 		switch {

@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
@@ -166,6 +167,64 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Res
 			return resp, err
 		}
 		c.Forget()
+	}
+}
+
+// Stream sends a signed GET for path (a text/event-stream such as
+// /v1/api/stream?topics=...) and hands each line of a 200 answer to line as
+// it arrives, without its line break, until the server ends the body, ctx
+// is done or line fails. header adds headers (Last-Event-ID). A failure
+// answer is returned whole, as Do returns it, a 401 retried as Do does.
+// The client's timeout does not apply: a stream lasts.
+func (c *Client) Stream(ctx context.Context, path string, header http.Header, line func(string) error) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		token, err := c.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		c.Sign(req.Header, token, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		hc := *c.HTTP
+		hc.Timeout = 0
+		res, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		r := &Response{Status: res.StatusCode, Header: res.Header}
+		if res.StatusCode != http.StatusOK {
+			r.Body, err = io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || r.Status != http.StatusUnauthorized || attempt > 0 || (c.Renew != nil && !c.Renew(r)) {
+				return r, err
+			}
+			c.Forget()
+			continue
+		}
+		defer res.Body.Close()
+		br := bufio.NewReader(res.Body)
+		for {
+			s, err := br.ReadString('\n')
+			if s != "" {
+				if lerr := line(strings.TrimRight(s, "\r\n")); lerr != nil {
+					return r, lerr
+				}
+			}
+			switch {
+			case err == io.EOF:
+				return r, nil
+			case err != nil && ctx.Err() != nil:
+				return r, ctx.Err()
+			case err != nil:
+				return r, err
+			}
+		}
 	}
 }
 

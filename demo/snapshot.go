@@ -172,6 +172,12 @@ func (m *Market) quote(s *stock, q qstate, avg5 float64, at time.Time) market.Qu
 	if q.amt > 0 {
 		out.MainNetRatio = round2(q.mf / q.amt * 100)
 	}
+	// The demo publishes its own limit prices, as push2's single quote
+	// does: its paths are clamped into them, so a derived rule that
+	// differed (ST's 5 %, kept by the demo) could not disagree with its
+	// prices.
+	lo, hi := limits(q.prev, s.limit)
+	out.LimitUp, out.LimitDown = cents(hi), cents(lo)
 	switch {
 	case q.k < 0:
 		out.Open, out.High, out.Low, out.Amplitude = math.NaN(), math.NaN(), math.NaN(), math.NaN()

@@ -73,4 +73,17 @@ type Quote struct {
 	MainNetRatio float64
 	Speed        float64 // 涨速, percent
 	At           time.Time
+	// LimitUp and LimitDown are the day's limit prices when the source
+	// publishes them (push2's single quote, the demo); 0 when it does not,
+	// and the quote service then derives them from the exchange's rule.
+	LimitUp, LimitDown float64
+	// Bids and Asks are the best order-book levels, best first, where the
+	// source gives them (push2's single quote); nil otherwise.
+	Bids, Asks []Level
+}
+
+// Level is one price level of an order book; Volume is in shares.
+type Level struct {
+	Price  float64
+	Volume int64
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mdqs/board"
@@ -41,6 +42,26 @@ type Detector struct {
 	// replay serialises timeline replays, so their events go in in time
 	// order: the events endpoint's cursor relies on it.
 	replay sync.Mutex
+	// emit makes the notified order the stored order: an insert and its
+	// notification happen together, so a stream that skips what is at or
+	// before its cursor never skips an event it has not seen.
+	emit     sync.Mutex
+	onEvents atomic.Pointer[func([]market.MovementEvent)]
+}
+
+// OnEvents has fn called with the events each insert adds, in the order
+// they were stored, after they are committed. fn must not block.
+func (d *Detector) OnEvents(fn func([]market.MovementEvent)) { d.onEvents.Store(&fn) }
+
+// insert runs a store write of events and notifies those it added.
+func (d *Detector) insert(write func() (added []market.MovementEvent, err error)) error {
+	d.emit.Lock()
+	defer d.emit.Unlock()
+	added, err := write()
+	if fn := d.onEvents.Load(); fn != nil && len(added) > 0 {
+		(*fn)(added)
+	}
+	return err
 }
 
 // Sessions replays a source's trading day minute by minute, both sector
@@ -79,7 +100,8 @@ func (d *Detector) Observe(ctx context.Context, st board.Stored) error {
 	if err != nil {
 		return err
 	}
-	if _, err := d.store.InsertEvents(ctx, d.events(st, past)); err != nil {
+	events := d.events(st, past)
+	if err := d.insert(func() ([]market.MovementEvent, error) { return d.store.InsertEvents(ctx, events) }); err != nil {
 		return err
 	}
 	d.remember(key, st)
@@ -157,8 +179,9 @@ func (d *Detector) Complete(ctx context.Context, source string, day market.Day, 
 	// before concepts at one instant. The replay holds every instant up
 	// to until, so the day is complete through until (lunch included).
 	slices.SortStableFunc(events, func(a, b market.MovementEvent) int { return a.At.Compare(b.At) })
-	_, err = d.store.RecordTimeline(ctx, day, source, events, until, !recorded)
-	return true, err
+	return true, d.insert(func() ([]market.MovementEvent, error) {
+		return d.store.RecordTimeline(ctx, day, source, events, until, !recorded)
+	})
 }
 
 // scan is the first crossing of each board and trigger over a family's

@@ -25,6 +25,22 @@ func NewService(col *board.Collector, store *db.Store, cal *market.Calendar, clo
 	return &Service{col: col, store: store, cal: cal, clock: clock, window: window, det: det}
 }
 
+// OnEvents has fn called with each batch of new movement events, in the
+// order they were stored (see Detector.OnEvents); without a detector there
+// are none.
+func (s *Service) OnEvents(fn func([]market.MovementEvent)) {
+	if s.det != nil {
+		s.det.OnEvents(fn)
+	}
+}
+
+// RowOf is the timeline's form of a stored event.
+func RowOf(e market.MovementEvent) EventRow {
+	return EventRow{ID: e.ID, BoardCode: e.BoardCode, BoardName: e.BoardName, Type: string(e.Kind), Source: e.Source,
+		Trigger: e.Trigger, Direction: e.Direction, Pct: market.Num(e.Pct), MainNet: market.Num(e.MainNet),
+		Delta: market.Num(e.Delta), EventTS: market.FormatTime(e.At), EventMS: e.At.UnixMilli()}
+}
+
 // complete makes the day's timeline of a source that can replay its
 // sessions complete through now (or the day's close), so that a past day
 // has its timeline and today's runs to the last minute, whenever the
@@ -165,9 +181,7 @@ func (s *Service) Events(ctx context.Context, kind market.SectorKind, mode strin
 	}
 	t := Timeline{Day: day.Compact(), Items: make([]EventRow, len(keep)), NextSince: sinceMS}
 	for i, e := range keep {
-		t.Items[i] = EventRow{ID: e.ID, BoardCode: e.BoardCode, BoardName: e.BoardName, Type: string(e.Kind), Source: e.Source,
-			Trigger: e.Trigger, Direction: e.Direction, Pct: market.Num(e.Pct), MainNet: market.Num(e.MainNet),
-			Delta: market.Num(e.Delta), EventTS: market.FormatTime(e.At), EventMS: e.At.UnixMilli()}
+		t.Items[i] = RowOf(e)
 		t.NextSince = e.At.UnixMilli()
 	}
 	return t, nil

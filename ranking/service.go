@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -45,8 +46,14 @@ type Service struct {
 	cache *cache.Cache[*Entry]
 	tier  *cache.Tier[sharedEntry] // nil: nothing shared
 
-	flight singleflight.Group
+	flight  singleflight.Group
+	onBuild atomic.Pointer[func(*Entry)]
 }
+
+// OnBuild has fn called with each ranking this process builds and keeps
+// (not those it takes from the shared tier), once per build, after it is
+// cached. fn must not block: it runs on the build's goroutine.
+func (s *Service) OnBuild(fn func(*Entry)) { s.onBuild.Store(&fn) }
 
 // Entry is a cached ranking: the ranking itself, its full encoding, and
 // lazily made encodings for `top` values.
@@ -190,8 +197,11 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 		if err != nil {
 			return nil, err
 		}
-		e := s.keep(day, r, final)
-		return s.publish(bctx, e), nil
+		e := s.publish(bctx, s.keep(day, r, final))
+		if fn := s.onBuild.Load(); fn != nil {
+			(*fn)(e)
+		}
+		return e, nil
 	})
 	if err != nil {
 		return nil, err

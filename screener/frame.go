@@ -78,6 +78,8 @@ type staticFields struct {
 	hotRank, hotHeat, microVolRatio, volAcc float64
 }
 
+// NewFrame builds the frame. A quoteAge of 0 asks quotes on every screen,
+// for a source that keeps its own snapshot (quote.Service).
 func NewFrame(store *db.Store, quotes QuoteSource, membership Membership, hot HotRanks, cal *market.Calendar, clock market.Clock, quoteAge time.Duration) *Frame {
 	return &Frame{store: store, quotes: quotes, membership: membership, hot: hot, cal: cal, clock: clock, quoteAge: quoteAge}
 }

@@ -13,6 +13,7 @@ import (
 	"mdqs/demo"
 	"mdqs/kline"
 	"mdqs/market"
+	"mdqs/quote"
 	"mdqs/screener"
 	"mdqs/upstream"
 )
@@ -102,6 +103,16 @@ func (s *Set) Quotes() kline.QuoteSource {
 		return s.Demo
 	}
 	return s.Push2
+}
+
+// SingleQuotes is the source of one security's quote, for the codes the
+// snapshot leaves out (indices, funds), and the name answers give both:
+// the demo market in demo mode, else push2's stock/get.
+func (s *Set) SingleQuotes() (quote.Single, string) {
+	if s.IsDemo() {
+		return s.Demo, board.SourceDemo
+	}
+	return s.Push2, upstream.SourcePush2
 }
 
 // Statuses reports every upstream client's state for the health endpoint.

@@ -453,3 +453,39 @@ CREATE TABLE corporate_actions (
     PRIMARY KEY (code, source, day, category, seq)
 ) WITHOUT ROWID;
 INSERT INTO counters(name, value) VALUES ('actions_revision', 0);
+
+-- version 12
+-- Standing screens: a client's expression over a universe, evaluated at
+-- every quote refresh inside the trading window. A code's first match
+-- fires an event, and the code stays quiet for the alert's cooldown
+-- (alert_fires keeps the last firing per alert and code). Events are
+-- numbered for a since= cursor, as movement events are.
+CREATE TABLE alerts (
+    id          TEXT PRIMARY KEY,
+    client_id   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    expression  TEXT NOT NULL,
+    universe    TEXT NOT NULL,
+    cooldown_ms INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    deleted_at  INTEGER
+);
+CREATE INDEX alerts_by_client ON alerts(client_id);
+
+CREATE TABLE alert_fires (
+    alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    code     TEXT NOT NULL,
+    fired_ms INTEGER NOT NULL,
+    PRIMARY KEY (alert_id, code)
+) WITHOUT ROWID;
+
+CREATE TABLE alert_events (
+    id        INTEGER PRIMARY KEY,
+    alert_id  TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    code      TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    fired_ms  INTEGER NOT NULL,
+    fields    TEXT NOT NULL
+);
+CREATE INDEX alert_events_by_client ON alert_events(client_id, id);
