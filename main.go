@@ -340,6 +340,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// Alerts see each quote refresh: the frame refreshes its snapshot when
 	// it is quote_age old, so evaluating as often finds every one.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
+	// The stream's quote events come from snapshot refreshes: in the
+	// session the leader refreshes every quote_age even when no screen,
+	// alert or quote request asks (at most once per age, shared with them).
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow,
+		Run: func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})

@@ -32,7 +32,8 @@ func TestDashboardServesItsFiles(t *testing.T) {
 	h := newHarness(t)
 	cases := []struct{ path, ctype, contains string }{
 		{"/", "text/html; charset=utf-8", `<script type="module" src="/assets/app.js"></script>`},
-		{"/assets/app.js", "text/javascript; charset=utf-8", "import { ApiError, Client } from './api.js';"},
+		{"/assets/app.js", "text/javascript; charset=utf-8", "import { ApiError, Client, Live } from './api.js';"},
+		{"/assets/api.js", "text/javascript; charset=utf-8", "export class Live"},
 		{"/assets/md5.js", "text/javascript; charset=utf-8", "export function md5Hex"},
 		{"/assets/style.css", "text/css; charset=utf-8", ":root"},
 		{"/assets/icon.svg", "image/svg+xml", "<svg"},

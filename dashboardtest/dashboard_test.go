@@ -147,13 +147,15 @@ type pageState struct {
 	SecretField string            `json:"secretField"`
 	Storage     string            `json:"storage"`
 	LocalCount  int               `json:"localCount"`
+	WatchRows   int               `json:"watchRows"`
+	Stream      string            `json:"stream"`
 }
 
 const readState = `(() => {
 	const q = (s) => document.querySelectorAll(s).length;
 	const text = (s) => (document.querySelector(s)?.textContent || '').trim();
 	const states = {};
-	for (const id of ['ranking', 'movements', 'kline', 'hotrank']) states[id] = document.getElementById(id).dataset.state;
+	for (const id of ['ranking', 'movements', 'kline', 'hotrank', 'watchlist']) states[id] = document.getElementById(id).dataset.state;
 	return {
 		md5: document.body.dataset.md5 || '',
 		loginOpen: document.querySelector('#login').open,
@@ -178,6 +180,8 @@ const readState = `(() => {
 		secretField: document.querySelector('#login-secret').value,
 		storage: JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage } }),
 		localCount: localStorage.length,
+		watchRows: q('#watch-rows tr'),
+		stream: document.querySelector('#live').dataset.stream,
 	};
 })()`
 
@@ -258,7 +262,7 @@ func waitForPanels(t *testing.T, ctx context.Context, p *page, fail func(string,
 	for {
 		err := p.eval(ctx, readState, &st)
 		if err == nil && !st.LoginOpen && done(st) && st.States["ranking"] == "ready" && st.States["kline"] == "ready" &&
-			st.States["hotrank"] == "ready" && st.States["movements"] == "ready" {
+			st.States["hotrank"] == "ready" && st.States["movements"] == "ready" && st.States["watchlist"] == "ready" {
 			return st
 		}
 		if time.Now().After(deadline) {
@@ -288,6 +292,8 @@ func checkRendered(t *testing.T, st pageState, fail func(string, ...any)) {
 		fail("K-line: %d volume bars for %d candles, %d MA5 and %d MA20 lines", st.Volumes, st.Candles, st.MA5, st.MA20)
 	case !strings.Contains(st.Legend, "MA20"):
 		fail("K-line legend %q", st.Legend)
+	case st.WatchRows != 4:
+		fail("watchlist rows %d, want the 4 default codes", st.WatchRows)
 	case st.HotRows != 20:
 		fail("hot rank rows %d, want 20", st.HotRows)
 	case st.Moves == 0 || !strings.Contains(st.MovesMeta, "events"):
@@ -295,8 +301,8 @@ func checkRendered(t *testing.T, st pageState, fail func(string, ...any)) {
 	case st.Who != "client demo":
 		fail("session shown as %q", st.Who)
 	}
-	t.Logf("rendered: %d+%d ranking bars (%s), %d candles (%d forming), %d hot-rank rows, %d timeline rows",
-		st.InBars, st.OutBars, st.RankingMeta, st.Candles, st.Provisional, st.HotRows, st.Moves)
+	t.Logf("rendered: %d+%d ranking bars (%s), %d candles (%d forming), %d hot-rank rows, %d timeline rows, %d watchlist rows, stream %s",
+		st.InBars, st.OutBars, st.RankingMeta, st.Candles, st.Provisional, st.HotRows, st.Moves, st.WatchRows, st.Stream)
 }
 
 // checkMD5 compares the page's MD5 (the module the dashboard signs with)

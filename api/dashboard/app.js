@@ -1,7 +1,10 @@
-// The dashboard: four panels fed by signed requests to the API, each
-// refreshed on its own timer. Every panel reports its last outcome in
-// data-state (idle, ready, error), which the end-to-end test reads.
-import { ApiError, Client } from './api.js';
+// The dashboard: five panels fed by signed requests to the API, each
+// refreshed on its own timer, three of them (ranking, movements,
+// watchlist) kept current by the stream (Live, in api.js). Every panel
+// reports its last outcome in data-state (idle, ready, error), and #live
+// the stream's state and the events applied, which the end-to-end test
+// reads.
+import { ApiError, Client, Live } from './api.js';
 import { barChart, candleChart, eventLabel, money, note, pct } from './charts.js';
 import { selfTest } from './md5.js';
 
@@ -95,14 +98,33 @@ async function run(id, load, auto) {
   }
 }
 
-// every runs a panel's load now and then every okMs, or errMs after a
-// failure; it answers a function that reloads at once.
-function every(id, load, okMs, errMs = 5000) {
+// every runs a panel's load now and then every okMs (a number, or a
+// function answering one), or errMs after a failure; it answers a function
+// that reloads at once. A serial panel never has two loads in flight: a
+// reload asked for meanwhile runs when the current one is done.
+function every(id, load, okMs, { errMs = 5000, serial = false } = {}) {
   let timer = 0;
+  let running = false;
+  let again = false;
   const tick = async (auto) => {
     clearTimeout(timer);
-    const good = auto && document.hidden ? true : await run(id, load, auto);
-    timer = setTimeout(() => tick(true), good ? okMs : errMs);
+    if (serial && running) {
+      again = true;
+      return;
+    }
+    running = true;
+    let good;
+    try {
+      good = auto && document.hidden ? true : await run(id, load, auto);
+    } finally {
+      running = false;
+    }
+    if (again) {
+      again = false;
+      tick(false);
+      return;
+    }
+    timer = setTimeout(() => tick(true), good ? (typeof okMs === 'function' ? okMs() : okMs) : errMs);
   };
   tick(false);
   return () => tick(false);
@@ -139,11 +161,22 @@ const names = new Map();
 
 // ---- (1) sector ranking --------------------------------------------------
 
+// The top 10 of each list: what a ranking event of the stream carries, so
+// a pushed build replaces the polled one in place.
 let ranking = null;
 
 async function loadRanking() {
-  ranking = await client.get('/v1/api/boards/top50?top=15');
+  ranking = await client.get('/v1/api/boards/top50?top=10');
   drawRanking();
+}
+
+// applyRanking shows a ranking event's build unless an as new one is shown.
+function applyRanking(r) {
+  if (!r || !r.day) return false;
+  if (ranking && (r.day < ranking.day || (r.day === ranking.day && r.updated_ms <= ranking.updated_ms))) return false;
+  ranking = r;
+  drawRanking();
+  return true;
 }
 
 function drawRanking() {
@@ -169,7 +202,25 @@ const TRIGGERS = {
   surge: ['surge', 'up'],
   plunge: ['plunge', 'down'],
 };
-const moves = { day: '', since: 0, items: [] };
+// Events are keyed by their cursor (event_ms, unique within a day): one
+// polled and pushed too is shown once.
+const moves = { day: '', since: 0, items: [], seen: new Set() };
+
+function addMoves(items) {
+  let added = 0;
+  for (const m of items) {
+    if (moves.seen.has(m.event_ms)) continue;
+    moves.seen.add(m.event_ms);
+    moves.items.push(m);
+    moves.since = Math.max(moves.since, m.event_ms);
+    added++;
+  }
+  if (moves.items.length > 300) {
+    moves.items = moves.items.slice(-300);
+    moves.seen = new Set(moves.items.map((m) => m.event_ms));
+  }
+  return added;
+}
 
 async function loadMovements() {
   const q = moves.since ? `?since=${moves.since}` : '';
@@ -177,11 +228,24 @@ async function loadMovements() {
   if (data.day !== moves.day) {
     moves.day = data.day;
     moves.items = [];
+    moves.seen = new Set();
   }
-  moves.items.push(...data.items);
-  moves.items = moves.items.slice(-300);
-  moves.since = data.next_since || moves.since;
+  addMoves(data.items);
+  moves.since = Math.max(moves.since, data.next_since || 0);
   drawMovements();
+}
+
+// applyMovement prepends a movement event of the stream; one of another
+// day than the timeline's has the timeline fetched afresh instead.
+function applyMovement(m) {
+  if (!m || typeof m.event_ms !== 'number') return false;
+  if ((m.event_ts || '').slice(0, 10).replaceAll('-', '') !== moves.day) {
+    if (!moves.seen.has(m.event_ms)) reloadFed(['movement']);
+    return false;
+  }
+  if (!addMoves([m])) return false;
+  drawMovements();
+  return true;
 }
 
 function drawMovements() {
@@ -195,6 +259,7 @@ function drawMovements() {
   for (const m of [...moves.items].reverse()) {
     const [label, dir] = TRIGGERS[m.trigger] || [m.trigger, m.direction === 'down' ? 'down' : 'up'];
     const li = el('li', 'move');
+    li.dataset.ms = String(m.event_ms);
     li.title = `${m.board_code} ${m.board_name} · ${m.trigger} · source ${m.source}`;
     li.append(
       el('time', '', (m.event_ts || '').slice(11)),
@@ -350,6 +415,92 @@ $('#kline-adj-switch').addEventListener('change', (ev) => {
   showKline();
 });
 
+// ---- (5) watchlist ---------------------------------------------------------
+
+// The watched codes: GET /v1/api/quotes once, then each quote event of the
+// stream (codes= these). Editable; the choice holds until a reload.
+const watch = { codes: ['600519.SH', '000001.SZ', '300750.SZ', '000001.SH'], rows: new Map() };
+const MAX_WATCH = 20;
+
+const fixed = (v, d = 2) => (v === null || v === undefined ? '—' : Number(v).toFixed(d));
+const signed = (v) => (v === null || v === undefined ? '—' : `${v > 0 ? '+' : ''}${Number(v).toFixed(2)}`);
+const dir = (v) => (v > 0 ? 'up' : v < 0 ? 'down' : '');
+const STATUS = { trading: '交易', suspended: '停牌', auction: '集合竞价', closed: '休市' };
+
+// loadWatchlist fetches the watched codes' quotes, or those of an edit
+// (codes): a timer's load answered after an edit changed the codes is
+// dropped.
+async function loadWatchlist(auto, codes = watch.codes) {
+  const edit = codes !== watch.codes;
+  const { data } = await client.get(`/v1/api/quotes?codes=${codes.map(encodeURIComponent).join(',')}`);
+  if (!edit && codes !== watch.codes) return;
+  watch.codes = codes;
+  $('#watch-codes').value = codes.join(',');
+  const body = $('#watch-rows');
+  body.replaceChildren();
+  watch.rows = new Map();
+  for (const q of data.quotes) {
+    const tr = document.createElement('tr');
+    tr.dataset.code = q.code;
+    const stock = el('button', 'stock');
+    stock.type = 'button';
+    stock.title = `Show the K-line of ${q.code}`;
+    stock.append(el('span', 'name', q.name), el('small', '', q.code));
+    stock.addEventListener('click', () => showCode(q.code));
+    const cell = el('td');
+    cell.append(stock);
+    tr.append(cell);
+    for (const k of ['last', 'change', 'pct', 'volume', 'amount', 'status', 'as_of']) {
+      tr.append(el('td', `w-${k}${k === 'status' || k === 'as_of' ? '' : ' num'}`));
+    }
+    body.append(tr);
+    watch.rows.set(q.code, tr);
+    if (q.type === 'stock') names.set(q.code, q.name);
+    drawQuote(q);
+  }
+  $('#watch-meta').textContent = `${data.count} codes`;
+}
+
+function drawQuote(q) {
+  const tr = watch.rows.get(q.code);
+  if (!tr) return false;
+  const cell = (k) => tr.querySelector(`.w-${k}`);
+  const d = dir(q.change);
+  cell('last').textContent = fixed(q.last);
+  cell('last').className = `w-last num ${d}`;
+  cell('change').textContent = signed(q.change);
+  cell('change').className = `w-change num ${d}`;
+  cell('pct').textContent = q.pct === null || q.pct === undefined ? '—' : pct(q.pct);
+  cell('pct').className = `w-pct num ${d}`;
+  cell('volume').textContent = q.volume === null || q.volume === undefined ? '—' : `${(q.volume / 100).toFixed(0)}手`;
+  cell('amount').textContent = q.amount === null || q.amount === undefined ? '—' : money(q.amount);
+  cell('status').textContent = STATUS[q.status] || q.status || '';
+  cell('as_of').textContent = (q.as_of || '').slice(11);
+  tr.title = `${q.code} ${q.name} · as of ${q.as_of} · source ${q.source}`;
+  return true;
+}
+
+// applyQuote updates a watched code's row from a quote event, briefly
+// highlighting it.
+function applyQuote(q, id) {
+  if (!q || !drawQuote(q)) return false;
+  const tr = watch.rows.get(q.code);
+  tr.dataset.id = id;
+  tr.classList.remove('flash');
+  void tr.offsetWidth; // restart the highlight
+  tr.classList.add('flash');
+  return true;
+}
+
+$('#watch-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const codes = [...new Set($('#watch-codes').value.toUpperCase().split(/[\s,，]+/).filter(Boolean))].slice(0, MAX_WATCH);
+  if (codes.length === 0) return;
+  // The new codes are asked for first: one the server refuses (an unknown
+  // code: 404 naming it) leaves the list and the stream as they were.
+  if (await run('watchlist', (auto) => loadWatchlist(auto, codes)) && watch.codes === codes) live.start(streamQuery());
+});
+
 // ---- (4) hot rank --------------------------------------------------------
 
 async function loadHotRank() {
@@ -381,6 +532,93 @@ async function loadHotRank() {
   if (kline.data) drawKline(); // the title may now have a name
 }
 
+// ---- live: the stream -----------------------------------------------------
+
+// Polling stays as a fallback: the ranking and the timeline ask again every
+// 5 minutes while the stream is open, at their usual pace while it is not.
+const FALLBACK_MS = 300000;
+const liveEl = $('#live');
+let liveState = 'off';
+let applied = 0;
+const fedEvery = (ms) => () => (liveState === 'open' ? FALLBACK_MS : ms);
+
+const reloaders = { ranking: () => {}, movement: () => {}, quote: () => {} };
+let loopsStarted = false;
+
+// reloadFed refetches the panels of the topics named (all three by default)
+// the normal way: after a resync, or a stream that could not resume.
+function reloadFed(topics = ['ranking', 'movement', 'quote']) {
+  if (!loopsStarted) return; // their first load is still to come
+  for (const t of topics) reloaders[t]?.();
+}
+
+function streamQuery() {
+  const q = new URLSearchParams({ topics: watch.codes.length ? 'ranking,movements,quotes' : 'ranking,movements' });
+  if (watch.codes.length) q.set('codes', watch.codes.join(','));
+  return q.toString().replaceAll('%2C', ',');
+}
+
+function showLive(state, detail = {}) {
+  liveState = state;
+  liveEl.dataset.stream = state;
+  liveEl.className = `live ${state}`;
+  liveEl.textContent = {
+    connecting: '○ connecting…',
+    open: '● live',
+    retrying: `○ reconnecting in ${Math.round((detail.delay || 0) / 1000)} s${detail.why ? ` (${detail.why})` : ''}`,
+  }[state] || '';
+  liveEl.title = state === 'open' ? 'The ranking, movements and watchlist update as the server pushes them' : 'Polling until the stream is back';
+}
+
+// fed marks a panel updated by a stream event.
+function fed(id, evId) {
+  const panel = document.getElementById(id);
+  panel.dataset.state = 'ready';
+  panel.dataset.liveId = evId;
+  panel.querySelector('.panel-error').hidden = true;
+  applied++;
+  liveEl.dataset.events = String(applied);
+  liveEl.dataset.lastId = evId;
+}
+
+let firstOpen = () => {};
+const streamReady = new Promise((resolve) => { firstOpen = resolve; });
+
+const live = new Live(client, {
+  onState(state, detail) {
+    const was = liveState;
+    showLive(state, detail);
+    if (state === 'retrying') {
+      firstOpen(); // poll meanwhile
+      // The stream was lost: poll at the usual pace until it is back.
+      if (was === 'open') reloadFed();
+    }
+  },
+  onEvent({ id, event, data }) {
+    switch (event) {
+      case 'open':
+        // Subscribed first, then the panels fetched: nothing falls between.
+        // A stream that could not resume has the panels fetched again.
+        if (loopsStarted && !data.resumed) reloadFed();
+        firstOpen();
+        break;
+      case 'ranking':
+        if (applyRanking(data)) fed('ranking', id);
+        break;
+      case 'movement':
+        if (applyMovement(data)) fed('movements', id);
+        break;
+      case 'quote':
+        if (applyQuote(data, id)) fed('watchlist', id);
+        break;
+      case 'resync':
+        reloadFed(Array.isArray(data.topics) ? data.topics : undefined);
+        break;
+      default:
+    }
+  },
+});
+
 // ---- start ---------------------------------------------------------------
 
 function start() {
@@ -393,10 +631,21 @@ function start() {
     return;
   }
   showSession();
-  every('ranking', loadRanking, 60000);
-  every('movements', loadMovements, 30000);
   reloadKline = every('kline', loadKline, 60000);
   every('hotrank', loadHotRank, 300000);
+  live.start(streamQuery());
+  // The stream-fed panels load once the stream is open (or has failed, or
+  // after 5 s), so no change falls between their first load and the
+  // stream; then the stream keeps them current.
+  Promise.race([streamReady, new Promise((r) => setTimeout(r, 5000))]).then(() => {
+    loopsStarted = true;
+    reloaders.ranking = every('ranking', loadRanking, fedEvery(60000), { serial: true });
+    reloaders.movement = every('movements', loadMovements, fedEvery(30000), { serial: true });
+    // The watchlist keeps its minute: the server refreshes its quote
+    // snapshot (and pushes quote events) only when someone asks for quotes,
+    // and an index's quote is never pushed.
+    reloaders.quote = every('watchlist', loadWatchlist, 60000, { serial: true });
+  });
 
   let resize = 0;
   window.addEventListener('resize', () => {
