@@ -2,11 +2,8 @@ package api
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // BenchmarkKlineAdjusted compares one year of daily bars with indicators
@@ -31,24 +28,6 @@ func BenchmarkKlineAdjusted(b *testing.B) {
 		if r := h.signed(http.MethodGet, tt.path, tok, nil); r.status != 200 {
 			b.Fatalf("%s: %d %s", tt.path, r.status, r.raw)
 		}
-		b.Run(tt.name, func(b *testing.B) {
-			nonces, sigs := presign(b, tok, ts)
-			took := make([]time.Duration, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				req := signedRequest(tt.path, tok, ts, nonces[i], sigs[i])
-				rec := httptest.NewRecorder()
-				start := time.Now()
-				full.ServeHTTP(rec, req)
-				took[i] = time.Since(start)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("status %d: %.200s", rec.Code, rec.Body.Bytes())
-				}
-			}
-			b.StopTimer()
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
-		})
+		b.Run(tt.name, func(b *testing.B) { benchSignedGet(b, full, tt.path, tok, ts) })
 	}
 }

@@ -31,28 +31,8 @@ import (
 // server without corporate actions, shows the API's detail as the panel's
 // error and can switch back to 不复权.
 func TestDashboardAdjustedKline(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		t.Skip("no Chromium found (looked for chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium; MDQS_CHROMIUM names one): the dashboard's end-to-end test needs it")
-	}
-	if testing.Short() {
-		t.Skip("builds mdqs and starts a browser")
-	}
-	artifacts := artifactDir(t)
-	srv := startServer(t)
-	b := startBrowser(t, chromium)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	p, err := b.newPage(ctx, 1440, 1000)
-	if err != nil {
-		t.Fatalf("open a page: %v\n%s", err, b.stderr)
-	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		saveFailureArtifacts(t, ctx, p, artifacts, srv)
-		t.Fatalf(format, args...)
-	}
+	s := newSession(t)
+	ctx, p, srv, b, artifacts, fail := s.ctx, s.p, s.srv, s.b, s.artifacts, s.fail
 	if err := p.navigate(ctx, srv.base+"/"); err != nil {
 		fail("%v", err)
 	}

@@ -31,28 +31,8 @@ import (
 // The screenshot goes to $MDQS_ARTIFACTS/dashboard.png when that variable
 // names a folder, else to the test's temporary folder (removed afterwards).
 func TestDashboardInChromium(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		t.Skip("no Chromium found (looked for chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium; MDQS_CHROMIUM names one): the dashboard's end-to-end test needs it")
-	}
-	if testing.Short() {
-		t.Skip("builds mdqs and starts a browser")
-	}
-	artifacts := artifactDir(t)
-	srv := startServer(t)
-	b := startBrowser(t, chromium)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	p, err := b.newPage(ctx, 1440, 1000)
-	if err != nil {
-		t.Fatalf("open a page: %v\n%s", err, b.stderr)
-	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		saveFailureArtifacts(t, ctx, p, artifacts, srv)
-		t.Fatalf(format, args...)
-	}
+	s := newSession(t)
+	ctx, p, srv, b, artifacts, fail := s.ctx, s.p, s.srv, s.b, s.artifacts, s.fail
 
 	if err := p.navigate(ctx, srv.base+"/"); err != nil {
 		fail("%v", err)
@@ -595,4 +575,43 @@ func (s *server) token(t *testing.T) string {
 			t.Fatalf("POST /v1/auth/token: %s", res.Status)
 		}
 	}
+}
+
+// session is a dashboard test's setup: the built mdqs serving the demo
+// market, headless Chromium, and one page; fail saves the page's
+// screenshot and the server's log before failing.
+type session struct {
+	ctx       context.Context
+	p         *page
+	srv       *server
+	b         *browser
+	artifacts string
+	fail      func(format string, args ...any)
+}
+
+func newSession(t *testing.T) *session {
+	t.Helper()
+	chromium := findChromium()
+	if chromium == "" {
+		t.Skip("no Chromium found (looked for chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium; MDQS_CHROMIUM names one): the dashboard's end-to-end test needs it")
+	}
+	if testing.Short() {
+		t.Skip("builds mdqs and starts a browser")
+	}
+	s := &session{artifacts: artifactDir(t), srv: startServer(t)}
+	s.b = startBrowser(t, chromium)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	s.ctx = ctx
+	p, err := s.b.newPage(ctx, 1440, 1000)
+	if err != nil {
+		t.Fatalf("open a page: %v\n%s", err, s.b.stderr)
+	}
+	s.p = p
+	s.fail = func(format string, args ...any) {
+		t.Helper()
+		saveFailureArtifacts(t, ctx, p, s.artifacts, s.srv)
+		t.Fatalf(format, args...)
+	}
+	return s
 }

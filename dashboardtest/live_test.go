@@ -39,28 +39,8 @@ import (
 // Both: the document is the one loaded at first (a marker set after load
 // survives, one navigation entry).
 func TestDashboardLive(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		t.Skip("no Chromium found (looked for chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium; MDQS_CHROMIUM names one): the dashboard's end-to-end test needs it")
-	}
-	if testing.Short() {
-		t.Skip("builds mdqs and starts a browser")
-	}
-	artifacts := artifactDir(t)
-	srv := startServer(t)
-	b := startBrowser(t, chromium)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	p, err := b.newPage(ctx, 1440, 1000)
-	if err != nil {
-		t.Fatalf("open a page: %v\n%s", err, b.stderr)
-	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		saveFailureArtifacts(t, ctx, p, artifacts, srv)
-		t.Fatalf(format, args...)
-	}
+	s := newSession(t)
+	ctx, p, srv, b, artifacts, fail := s.ctx, s.p, s.srv, s.b, s.artifacts, s.fail
 	if err := p.addScript(ctx, stubQuotes); err != nil {
 		fail("stub the quotes: %v", err)
 	}
