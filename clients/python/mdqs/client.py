@@ -1,0 +1,577 @@
+"""The mdqs client: tokens, request signing (specification part 5), retries,
+and one function per endpoint family."""
+
+import datetime as _dt
+import hashlib
+import ipaddress
+import json
+import os
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .errors import MdqsError
+
+__all__ = ["Client"]
+
+_SHANGHAI = _dt.timezone(_dt.timedelta(hours=8))  # every time the API writes is Asia/Shanghai (no DST)
+
+# 401 details that a new token cures (auth.TokenRenewable on the server);
+# any other 401 (signature, nonce, clock, api-key) would fail the same way.
+_RENEWABLE = ("unknown, expired or revoked token", "token expired")
+_EVICTED_PREFIX = "token evicted:"
+
+# Columns kept as nullable integers in frames; every other numeric column is float64.
+_INT_COLUMNS = frozenset({
+    "volume", "count", "rank", "signal_rank", "heat", "up", "down", "id", "type",
+    "category", "sectors_up", "sectors_down", "stocks_up", "stocks_down", "movers",
+    "event_ms", "updated_ms", "alert_id_num",
+})
+
+Params = Mapping[str, Any]
+
+
+def _renewable(detail: str) -> bool:
+    return detail in _RENEWABLE or detail.startswith(_EVICTED_PREFIX)
+
+
+def _is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _normalize_base(addr: str) -> str:
+    addr = addr.strip().rstrip("/")
+    if "://" not in addr:
+        addr = "http://" + addr
+    return addr
+
+
+def _parse_time(s: str) -> float:
+    """'YYYY-MM-DD HH:MM:SS' in Asia/Shanghai -> epoch seconds."""
+    return _dt.datetime.strptime(s, "%Y-%m-%d %H:%M:%S").replace(tzinfo=_SHANGHAI).timestamp()
+
+
+def _join(v: Union[str, Sequence[str], None]) -> Optional[str]:
+    if v is None or isinstance(v, str):
+        return v
+    return ",".join(v)
+
+
+class Client:
+    """A client of one mdqs server.
+
+    Every argument falls back to the environment ``mdqs call`` reads:
+    ``MDQS_ADDR`` (host:port or URL, default ``127.0.0.1:8080``),
+    ``MDQS_CLIENT_ID``, ``MDQS_CLIENT_SECRET`` and ``MDQS_API_KEY``. With no
+    credentials and a loopback address it uses the demo client
+    (``demo`` / ``demo-secret``).
+
+    One token serves every call; it is renewed a minute before its
+    ``expire_at`` and once when the server says it is unknown, expired or
+    evicted. 429 and 503 answers with ``Retry-After`` are retried up to
+    ``max_retries`` times, waiting at most ``max_wait`` seconds each.
+    Failures raise :class:`MdqsError`.
+    """
+
+    def __init__(self, base_url: Optional[str] = None, client_id: Optional[str] = None,
+                 client_secret: Optional[str] = None, api_key: Optional[str] = None,
+                 timeout: float = 30, max_retries: int = 3, max_wait: float = 10) -> None:
+        env = os.environ
+        self.base_url = _normalize_base(base_url or env.get("MDQS_ADDR") or "127.0.0.1:8080")
+        client_id = client_id or env.get("MDQS_CLIENT_ID") or None
+        client_secret = client_secret or env.get("MDQS_CLIENT_SECRET") or None
+        if client_id is None and client_secret is None:
+            host = urllib.parse.urlsplit(self.base_url).hostname or ""
+            if not _is_loopback(host):
+                raise MdqsError(0, "no credentials",
+                                "give client_id and client_secret (or MDQS_CLIENT_ID and MDQS_CLIENT_SECRET); "
+                                "the demo client is only used on a loopback address")
+            client_id, client_secret = "demo", "demo-secret"
+        if not client_id or not client_secret:
+            raise MdqsError(0, "no credentials", "give both client_id and client_secret")
+        self.client_id: str = client_id
+        self._secret: str = client_secret
+        self.api_key: Optional[str] = api_key if api_key is not None else (env.get("MDQS_API_KEY") or None)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_wait = max_wait
+        self._token: Optional[str] = None
+        self._token_expires: float = 0.0
+        self._lock = threading.Lock()
+        #: How many tokens this client has obtained (one for many calls).
+        self.tokens_issued = 0
+        #: How many times an answer was retried after a 429/503.
+        self.retries = 0
+
+    def __repr__(self) -> str:
+        return f"mdqs.Client({self.base_url!r}, client_id={self.client_id!r})"
+
+    # ------------------------------------------------------------------ transport
+
+    def _send(self, method: str, url: str, body: bytes, headers: Dict[str, str]) -> Tuple[int, Dict[str, str], bytes]:
+        req = urllib.request.Request(url, data=body if body else None, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                return r.status, dict(r.headers.items()), r.read()
+        except urllib.error.HTTPError as e:
+            try:
+                data = e.read()
+            finally:
+                e.close()
+            return e.code, dict(e.headers.items()), data
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise MdqsError(0, "transport error", f"{method} {url}: {reason}") from e
+
+    @staticmethod
+    def _error(status: int, headers: Mapping[str, str], raw: bytes) -> MdqsError:
+        try:
+            doc = json.loads(raw.decode("utf-8")) if raw else {}
+        except ValueError:
+            doc = {}
+        if not isinstance(doc, dict):
+            doc = {}
+        ra = None
+        for k, v in headers.items():
+            if k.lower() == "retry-after":
+                try:
+                    ra = float(v)
+                except ValueError:
+                    ra = None
+        message = doc.get("message") or (raw[:200].decode("utf-8", "replace") if raw else f"HTTP {status}")
+        return MdqsError(status, str(message), str(doc.get("detail") or ""), ra, doc or None)
+
+    def _with_retries(self, method: str, url: str, body: bytes, make_headers) -> Tuple[int, Dict[str, str], bytes]:
+        """Send, retrying 429/503 answers that carry Retry-After; headers are
+        made afresh for every attempt (a new nonce and timestamp)."""
+        attempt = 0
+        while True:
+            status, headers, raw = self._send(method, url, body, make_headers())
+            if status in (429, 503) and attempt < self.max_retries:
+                err = self._error(status, headers, raw)
+                if err.retry_after is not None:
+                    attempt += 1
+                    self.retries += 1
+                    time.sleep(max(0.0, min(err.retry_after, self.max_wait)))
+                    continue
+            return status, headers, raw
+
+    # ------------------------------------------------------------------ tokens
+
+    def _new_token(self) -> None:
+        body = json.dumps({"client_id": self.client_id, "client_secret": self._secret}).encode()
+        status, headers, raw = self._with_retries(
+            "POST", self.base_url + "/v1/auth/token", body, lambda: {"Content-Type": "application/json"})
+        if status != 200:
+            raise self._error(status, headers, raw)
+        data = json.loads(raw)["data"]
+        self._token = data["token"]
+        try:
+            self._token_expires = _parse_time(data["expire_at"])
+        except (KeyError, ValueError):
+            self._token_expires = time.time() + 3600
+        self.tokens_issued += 1
+
+    def token(self, renew: bool = False) -> str:
+        """The current access token, obtained or renewed when needed (a minute
+        before its expiry, or always with ``renew=True``)."""
+        with self._lock:
+            if renew or self._token is None or time.time() >= self._token_expires - 60:
+                self._new_token()
+            assert self._token is not None
+            return self._token
+
+    @property
+    def token_expires_at(self) -> float:
+        """Epoch seconds at which the cached token expires (0 when none)."""
+        return self._token_expires
+
+    # ------------------------------------------------------------------ signed calls
+
+    def sign(self, token: str, body: bytes = b"") -> Dict[str, str]:
+        """The headers of specification part 5 for one request: X-Signature is
+        md5(token + timestamp + nonce + body), lowercase hex."""
+        ts = str(int(time.time()))
+        nonce = secrets.token_hex(16)
+        sig = hashlib.md5(token.encode() + ts.encode() + nonce.encode() + body).hexdigest()
+        h = {"Authorization": "Bearer " + token, "X-Timestamp": ts, "X-Nonce": nonce, "X-Signature": sig,
+             "Accept": "application/json"}
+        if body:
+            h["Content-Type"] = "application/json"
+        if self.api_key:
+            h["api-key"] = self.api_key
+        return h
+
+    def request(self, method: str, path: str, params: Optional[Params] = None, body: Any = None,
+                headers: Optional[Mapping[str, str]] = None) -> Any:
+        """One signed call; returns the parsed JSON answer (the whole envelope).
+
+        ``params`` become the query string (``None`` values are left out, lists
+        joined by commas); ``body`` is JSON-encoded unless it is already
+        ``bytes`` (sent as given: the bytes sent are the bytes signed).
+        ``headers`` are applied after signing (tests use it to tamper)."""
+        query = {}
+        for k, v in (params or {}).items():
+            if v is None:
+                continue
+            if isinstance(v, bool):
+                v = "true" if v else "false"
+            elif isinstance(v, (list, tuple)):
+                v = ",".join(str(x) for x in v)
+            query[k] = str(v)
+        url = self.base_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        if body is None:
+            raw_body = b""
+        elif isinstance(body, (bytes, bytearray)):
+            raw_body = bytes(body)
+        else:
+            raw_body = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+        renewed = False
+        while True:
+            tok = self.token()
+
+            def make_headers() -> Dict[str, str]:
+                h = self.sign(tok, raw_body)
+                if headers:
+                    h.update(headers)
+                return h
+
+            status, rh, raw = self._with_retries(method, url, raw_body, make_headers)
+            if 200 <= status < 300:
+                return json.loads(raw.decode("utf-8")) if raw else None
+            err = self._error(status, rh, raw)
+            if status == 401 and not renewed and _renewable(err.detail):
+                renewed = True
+                with self._lock:
+                    if self._token == tok:  # nobody renewed it meanwhile
+                        self._token = None
+                continue
+            raise err
+
+    def get(self, path: str, **params: Any) -> Any:
+        """GET ``path`` and return the envelope's ``data``."""
+        return self.request("GET", path, params)["data"]
+
+    def post(self, path: str, body: Any = None) -> Any:
+        """POST a JSON body to ``path`` and return the envelope's ``data``."""
+        return self.request("POST", path, None, body)["data"]
+
+    # ------------------------------------------------------------------ frames
+
+    @staticmethod
+    def _pandas():
+        try:
+            import pandas  # type: ignore
+        except ImportError as e:  # pragma: no cover - depends on the machine
+            raise MdqsError(0, "pandas is not installed", "pip install 'mdqs[pandas]' for as_frame=True") from e
+        return pandas
+
+    @classmethod
+    def to_frame(cls, rows: Iterable[Mapping[str, Any]], time_index: bool = False) -> Any:
+        """Rows (dicts) as a pandas DataFrame: numbers as float64, counts and
+        volumes as nullable Int64, and with ``time_index`` a DatetimeIndex in
+        Asia/Shanghai from ``ts`` (epoch seconds) named ``time``."""
+        pd = cls._pandas()
+        rows = list(rows)
+        df = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+        for col in list(df.columns):
+            s = df[col]
+            vals = [v for v in s.tolist() if v is not None and not (isinstance(v, float) and v != v)]
+            if not vals or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                continue
+            if col in _INT_COLUMNS and all(isinstance(v, int) or float(v).is_integer() for v in vals):
+                df[col] = pd.array([None if v is None or (isinstance(v, float) and v != v) else int(v)
+                                    for v in s.tolist()], dtype="Int64")
+            elif col != "ts":
+                df[col] = pd.to_numeric(s, errors="coerce").astype("float64")
+        if time_index and "ts" in df.columns:
+            idx = pd.to_datetime(df["ts"].astype("int64"), unit="s", utc=True).dt.tz_convert("Asia/Shanghai")
+            df = df.drop(columns=["ts"])
+            df.index = pd.DatetimeIndex(idx, name="time")
+            if "time" in df.columns:
+                df = df.drop(columns=["time"])
+            df = df.sort_index()
+        return df
+
+    def _rows(self, data: Any, key: str, as_frame: bool, time_index: bool = False) -> Any:
+        if not as_frame:
+            return data
+        rows = (data.get(key) or []) if isinstance(data, dict) else (data or [])
+        df = self.to_frame(rows, time_index=time_index)
+        if isinstance(data, dict):
+            df.attrs.update({k: v for k, v in data.items() if k != key})
+        return df
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def whoami(self) -> Dict[str, Any]:
+        """The token's client, scopes and expiry (checks your signing)."""
+        return self.get("/v1/api/whoami")
+
+    def health_sources(self) -> Dict[str, Any]:
+        """Each upstream's state, the jobs and calendar coverage (public)."""
+        return self.get("/v1/api/health/sources")
+
+    # ------------------------------------------------------------------ sectors
+
+    def top50(self, day: Optional[str] = None, top: Optional[int] = None, refresh: Optional[bool] = None,
+              as_frame: bool = False) -> Any:
+        """The sector ranking (GET /v1/api/boards/top50; ``day`` YYYYMMDD).
+        A dict with industry, concept, *_out, sectors, sectors_out lists; with
+        ``as_frame`` one DataFrame of every list with a ``list`` column."""
+        doc = self.request("GET", "/v1/api/boards/top50", {"day": day, "top": top, "refresh": refresh})
+        if not as_frame:
+            return doc
+        rows = []
+        for name in ("sectors", "sectors_out", "industry", "industry_out", "concept", "concept_out"):
+            for r in doc.get(name) or []:
+                rows.append(dict(r, list=name))
+        df = self.to_frame(rows)
+        df.attrs.update({k: doc.get(k) for k in ("ts", "day", "source", "updated_ms")})
+        return df
+
+    def boards(self, kind: str = "industry", as_frame: bool = False, **filters: Any) -> Any:
+        """The latest snapshot of a family, ``kind`` industry or concept
+        (filters: source, top, sort, order, min_amount, min_turnover,
+        min_main_net, excode, code/board_code, name/board_name)."""
+        if kind not in ("industry", "concept"):
+            raise ValueError("kind is industry or concept")
+        return self._rows(self.get("/v1/api/boards/" + kind, **filters), "", as_frame)
+
+    def movements(self, type: Optional[str] = None, as_frame: bool = False, **filters: Any) -> Any:
+        """A family's rows plus the market turnover analysis: a dict
+        ``{"rows": [...], "analysis": {...}}`` (a frame with
+        ``attrs["analysis"]`` with ``as_frame``). Filters as :meth:`boards`."""
+        doc = self.request("GET", "/v1/api/market/movements", dict(filters, type=type))
+        out = {"rows": doc.get("data") or [], "analysis": doc.get("analysis")}
+        if not as_frame:
+            return out
+        df = self.to_frame(out["rows"])
+        df.attrs["analysis"] = out["analysis"]
+        return df
+
+    def movement_events(self, since: Optional[str] = None, type: Optional[str] = None, as_frame: bool = False,
+                        **filters: Any) -> Any:
+        """The movement timeline of the day (``data`` with ``day`` and
+        ``items``); ``since`` pulls incrementally from an event_ts."""
+        data = self.get("/v1/api/market/movements/events", since=since, type=type, **filters)
+        return self._rows(data, "items", as_frame)
+
+    def market_stats(self, start: Optional[str] = None, end: Optional[str] = None, top: Optional[int] = None) -> Any:
+        """Top sector names per trading day (GET /v1/api/market/stats/range)."""
+        return self.get("/v1/api/market/stats/range", start=start, end=end, top=top)
+
+    def auction_today(self) -> Any:
+        """The auction view built on the ranking."""
+        return self.get("/v1/api/strategy/auction/today")
+
+    # ------------------------------------------------------------------ K-lines
+
+    def kline(self, code: str, freq: str, start: str, end: str, fields: Union[str, Sequence[str], None] = None,
+              indicators: Union[str, Sequence[str], None] = None, adj: Optional[str] = None,
+              source: Optional[str] = None, as_frame: bool = False) -> Any:
+        """Bars of ``code`` (freq D, 1m or 5m) between ``start`` and ``end``:
+        the data dict (``rows`` oldest first, count, final_through, ...), or a
+        DataFrame indexed by time in Asia/Shanghai."""
+        data = self.get("/v1/api/kline", code=code, freq=freq, start=start, end=end, fields=_join(fields),
+                        indicators=_join(indicators), adj=adj, source=source)
+        return self._rows(data, "rows", as_frame, time_index=True)
+
+    def kline_adjusted(self, code: str, freq: str, start: str, end: str, mode: str = "qfq",
+                       anchor: Optional[str] = None, fields: Union[str, Sequence[str], None] = None,
+                       indicators: Union[str, Sequence[str], None] = None, as_frame: bool = False) -> Any:
+        """前复权 (``mode="qfq"``) or 后复权 (``"hfq"``) bars."""
+        data = self.get("/v1/api/kline/adjusted", code=code, freq=freq, mode=mode, anchor=anchor, start=start,
+                        end=end, fields=_join(fields), indicators=_join(indicators))
+        return self._rows(data, "rows", as_frame, time_index=True)
+
+    def kline_with_realtime(self, code: str, freq: str, page_size: int = 100,
+                            max_pages: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """Every bar of ``code``, newest first, today's provisional bars
+        included: an iterator that asks for page after page until
+        ``has_more`` is false (or ``max_pages`` pages)."""
+        page = 1
+        while True:
+            data = self.get("/v1/api/kline/with_realtime", code=code, freq=freq, page=page, page_size=page_size)
+            rows = data.get("rows") or []
+            for r in rows:
+                yield r
+            if not data.get("has_more") or not rows or (max_pages is not None and page >= max_pages):
+                return
+            page += 1
+
+    def kline_with_realtime_df(self, code: str, freq: str, page_size: int = 500,
+                               max_pages: Optional[int] = None) -> Any:
+        """:meth:`kline_with_realtime` collected into one DataFrame, oldest first."""
+        return self.to_frame(self.kline_with_realtime(code, freq, page_size, max_pages), time_index=True)
+
+    def intraday_kline(self, code: str, freq: str = "1m", as_frame: bool = False) -> Any:
+        """Today's intraday bars (GET /v1/api/intraday/kline)."""
+        return self._rows(self.get("/v1/api/intraday/kline", code=code, freq=freq), "rows", as_frame, True)
+
+    def corporate_actions(self, code: str, start: Optional[str] = None, end: Optional[str] = None,
+                          as_frame: bool = False) -> Any:
+        """The corporate actions (除权除息, share changes) behind adjusted bars."""
+        return self._rows(self.get("/v1/api/corporate_actions", code=code, start=start, end=end), "items", as_frame)
+
+    def macd_bs(self, code: str, freq: str = "D", start: Optional[str] = None, end: Optional[str] = None,
+                limit: Optional[int] = None) -> Any:
+        """MACD buy/sell/add marks (GET /v1/api/indicators/macd_bs)."""
+        return self.get("/v1/api/indicators/macd_bs", code=code, freq=freq, start=start, end=end, limit=limit)
+
+    def micro_momentum(self, code: str, freq: str = "D") -> Any:
+        """micro_vol_ratio, vol_acc, time_adjusted_vol_ratio, price_speed_ratio."""
+        return self.get("/v1/api/indicators/micro_momentum", code=code, freq=freq)
+
+    def chip_metrics(self, **params: Any) -> Any:
+        """The chip-metric snapshot (window_days, market, code, day, sort,
+        order, page, page_size)."""
+        return self.get("/v1/api/monitor/chip_metrics", **params)
+
+    # ------------------------------------------------------------------ quotes, rank, news, reports
+
+    def quotes(self, codes: Union[str, Sequence[str]], as_frame: bool = False) -> Any:
+        """Current quotes of up to 100 codes: a list of quote dicts."""
+        data = self.get("/v1/api/quotes", codes=_join(codes))
+        quotes = data.get("quotes") or []
+        return self.to_frame(quotes) if as_frame else quotes
+
+    def hot_rank(self, date: Optional[str] = None, page: Optional[int] = None, size: Optional[int] = None,
+                 stock_code: Union[str, Sequence[str], None] = None, start_date: Optional[str] = None,
+                 end_date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """The popularity rank: data with ``items`` (a frame of them with ``as_frame``)."""
+        data = self.get("/v1/api/hot_rank", date=date, page=page, size=size, stock_code=_join(stock_code),
+                        start_date=start_date, end_date=end_date)
+        return self._rows(data, "items", as_frame)
+
+    def hot_rank_detail(self, stock_code: str, start_date: Optional[str] = None, end_date: Optional[str] = None) -> Any:
+        """One code's rank history."""
+        return self.get("/v1/api/hot_rank/detail", stock_code=stock_code, start_date=start_date, end_date=end_date)
+
+    def hot_rank_list(self, top: Optional[int] = None, date: Optional[str] = None) -> Any:
+        """The day's top of the hot rank."""
+        return self.get("/v1/api/hot_rank_list", top=top, date=date)
+
+    def news(self, page: Optional[int] = None, page_size: Optional[int] = None, type: Optional[int] = None,
+             date: Optional[str] = None, q: Optional[str] = None, stock_code: Optional[str] = None,
+             as_frame: bool = False) -> Any:
+        """The news list (``q`` full-text search); data with ``items``."""
+        data = self.get("/v1/api/news/list", page=page, page_size=page_size, type=type, date=date, q=q,
+                        stock_code=stock_code)
+        return self._rows(data, "items", as_frame)
+
+    def news_view(self, id: int) -> Any:
+        """One news item with its full text."""
+        return self.get("/v1/api/news/view", id=id)
+
+    def financial_reports(self, stock_code: Optional[str] = None, period: Optional[str] = None,
+                          start_period: Optional[str] = None, end_period: Optional[str] = None,
+                          page: Optional[int] = None, page_size: Optional[int] = None,
+                          as_frame: bool = False) -> Any:
+        """Reports per code and period (e.g. ``2026Q3``); data with ``items``."""
+        data = self.get("/v1/api/financial-reports", stock_code=stock_code, period=period,
+                        start_period=start_period, end_period=end_period, page=page, page_size=page_size)
+        return self._rows(data, "items", as_frame)
+
+    # ------------------------------------------------------------------ screens and alerts
+
+    def screener_fields(self) -> Any:
+        """The fields a screen expression may use."""
+        return self.get("/v1/api/screener/fields")
+
+    def screen(self, expression: str, universe: Optional[Mapping[str, Any]] = None, sort: Optional[str] = None,
+               limit: Optional[int] = None, timeout: float = 60, poll_interval: float = 0.2,
+               as_frame: bool = False, page_size: int = 500) -> Any:
+        """Submit a screen, wait for it and return every matching item (a
+        list of dicts, or a DataFrame). ``universe`` is e.g.
+        ``{"market": "SH"}``, ``{"block": "半导体"}`` or ``{"codes": [...]}``;
+        ``sort`` a field, ``-`` for descending. A screen that fails raises
+        MdqsError; one still running after ``timeout`` seconds is canceled.
+        The result is read ``page_size`` items a page (at most 500)."""
+        body: Dict[str, Any] = {"expression": expression}
+        if universe:
+            body["universe"] = dict(universe)
+        if sort:
+            body["sort"] = sort
+        if limit is not None:
+            body["limit"] = limit
+        job = self.post("/v1/api/screener/queue/submit", body)
+        jid = job["id"]
+        deadline = time.monotonic() + timeout
+        wait = min(poll_interval, 0.05)
+        while job.get("state") in ("queued", "running"):
+            if time.monotonic() > deadline:
+                try:
+                    self.post("/v1/api/screener/queue/cancel", {"id": jid})
+                finally:
+                    raise MdqsError(0, "screen timed out", f"screen {jid} still {job.get('state')} after {timeout}s")
+            time.sleep(wait)
+            wait = min(wait * 2, poll_interval if poll_interval > 0 else 0.05, 1.0)
+            job = self.get("/v1/api/screener/queue/status", id=jid)
+        if job.get("state") != "succeeded":
+            raise MdqsError(0, "screen " + str(job.get("state")), job.get("error") or "")
+        items: List[Dict[str, Any]] = []
+        page = 1
+        while True:
+            res = self.get("/v1/api/screener/queue/result", id=jid, page=page, page_size=page_size)
+            got = res.get("items") or []
+            items.extend(got)
+            if not got or len(items) >= int(res.get("total") or 0):
+                break
+            page += 1
+        return self.to_frame(items) if as_frame else items
+
+    def create_alert(self, expression: str, universe: Optional[Mapping[str, Any]] = None,
+                     cooldown: Optional[str] = None, name: Optional[str] = None) -> Any:
+        """A standing screen that fires events (cooldown e.g. ``"15m"``)."""
+        body: Dict[str, Any] = {"expression": expression}
+        if universe:
+            body["universe"] = dict(universe)
+        if cooldown:
+            body["cooldown"] = cooldown
+        if name:
+            body["name"] = name
+        return self.post("/v1/api/alerts", body)
+
+    def alerts(self, id: Optional[str] = None) -> Any:
+        """The client's alerts (or one with ``id``)."""
+        return self.get("/v1/api/alerts", id=id)
+
+    def delete_alert(self, id: str) -> Any:
+        """Delete an alert."""
+        return self.request("DELETE", "/v1/api/alerts", {"id": id}).get("data")
+
+    def alert_events(self, since: Optional[int] = None, limit: Optional[int] = None) -> Any:
+        """Alert events after ``since`` (data ``next_since`` continues)."""
+        return self.get("/v1/api/alerts/events", since=since, limit=limit)
+
+    # ------------------------------------------------------------------ the terminal bridge
+
+    def stocks(self, market: Optional[str] = None, type: Optional[str] = None, keyword: Optional[str] = None,
+               page: Optional[int] = None, page_size: Optional[int] = None) -> Any:
+        """The terminal's securities (GET /v1/api/meta/stocks)."""
+        return self.get("/v1/api/meta/stocks", market=market, type=type, keyword=keyword, page=page,
+                        page_size=page_size)
+
+    def blocks(self, kind: Optional[str] = None, keyword: Optional[str] = None) -> Any:
+        """The terminal's blocks."""
+        return self.get("/v1/api/blocks", kind=kind, keyword=keyword)
+
+    def block_members(self, block: str, kind: Optional[str] = None) -> Any:
+        """The codes of one block."""
+        return self.get("/v1/api/block/members", block=block, kind=kind)
+
+    def minutes(self, code: str, freq: Optional[str] = None, day: Optional[str] = None,
+                start: Optional[str] = None, end: Optional[str] = None) -> Any:
+        """Minute bars from the terminal (GET /v1/api/minutes)."""
+        return self.get("/v1/api/minutes", code=code, freq=freq, day=day, start=start, end=end)

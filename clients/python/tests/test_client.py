@@ -1,0 +1,389 @@
+"""Tests of the mdqs Python client against a real mdqs binary in demo mode.
+
+Run from the repository root:
+
+    python3 -m unittest discover -s clients/python/tests -v
+    python3 -m pytest clients/python/tests
+
+The binary is $MDQS_BIN, else built with ``go build`` from the repository
+root into a temporary folder. Tests needing pandas skip without it.
+"""
+
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # clients/python: import the package without installing it
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+import mdqs  # noqa: E402
+from mdqs import Client, MdqsError  # noqa: E402
+
+try:
+    import pandas as pd  # noqa: F401
+    HAVE_PANDAS = True
+except ImportError:
+    HAVE_PANDAS = False
+
+DEMO_CONFIG = "[demo]\nstocks = 60\nindustries = 6\nconcepts = 8\nhistory_days = 60\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One mdqs serve on a temporary database."""
+
+    def __init__(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="mdqs-py-")
+        binary = os.environ.get("MDQS_BIN")
+        if not binary:
+            binary = os.path.join(self.tmp, "mdqs")
+            subprocess.run(["go", "build", "-o", binary, "."], cwd=REPO, check=True)
+        with open(os.path.join(self.tmp, "demo.toml"), "w") as f:
+            f.write(DEMO_CONFIG)
+        self.addr = "127.0.0.1:%d" % free_port()
+        self.stderr = open(os.path.join(self.tmp, "stderr.log"), "w+")
+        self.proc = subprocess.Popen(
+            [binary, "serve", "-config", "demo.toml", "-addr", self.addr, "-db", os.path.join(self.tmp, "mdqs.db")],
+            cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("mdqs exited: " + self.log())
+            if "mdqs ready" in self.log():
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("mdqs not ready in 30 s: " + self.log())
+
+    def log(self) -> str:
+        with open(self.stderr.name) as f:
+            return f.read()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.stderr.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+SERVER = None
+
+
+def setUpModule():
+    global SERVER
+    SERVER = Server()
+
+
+def tearDownModule():
+    if SERVER is not None:
+        SERVER.stop()
+
+
+class ServerTest(unittest.TestCase):
+    client: Client
+    codes: list
+
+    @classmethod
+    def setUpClass(cls):
+        cls.client = Client("http://" + SERVER.addr)
+        cls.codes = [x["code"] for x in cls.client.screen("price > 0", sort="-amount", limit=10)]
+        cls.code = cls.codes[0]
+        cls.today = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 8 * 3600))
+        cls.start = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 8 * 3600 - 60 * 86400))
+
+
+class TestFunctions(ServerTest):
+    def test_whoami(self):
+        self.assertEqual(self.client.whoami()["client_id"], "demo")
+
+    def test_top50(self):
+        doc = self.client.top50(top=3)
+        for name in ("industry", "concept", "sectors", "sectors_out"):
+            self.assertTrue(0 < len(doc[name]) <= 3, name)
+        self.assertIn("sector_name", doc["sectors"][0])
+        self.assertRegex(doc["day"], r"^\d{8}$")
+
+    def test_boards(self):
+        for kind in ("industry", "concept"):
+            rows = self.client.boards(kind, top=3, sort="pct")
+            self.assertTrue(0 < len(rows) <= 3)
+            self.assertEqual(rows[0]["type"], kind)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.boards("industry", sort="bogus")
+        self.assertEqual(cm.exception.status, 400)
+        self.assertEqual(cm.exception.message, "invalid sort field")
+
+    def test_movements(self):
+        m = self.client.movements(type="concept", top=4)
+        self.assertTrue(0 < len(m["rows"]) <= 4)
+        self.assertIn("stocks_up", m["analysis"])
+
+    def test_movement_events(self):
+        ev = self.client.movement_events()
+        self.assertIn("items", ev)
+        self.assertGreater(len(ev["items"]), 0)
+        last = ev["items"][0]["event_ts"]
+        later = self.client.movement_events(since=last)
+        self.assertLessEqual(len(later["items"]), len(ev["items"]))
+
+    def test_kline(self):
+        k = self.client.kline(self.code, "D", self.start, self.today, indicators="ma5")
+        self.assertGreater(k["count"], 20)
+        self.assertEqual(len(k["rows"]), k["count"])
+        self.assertIn("ma5", k["rows"][-1])
+        self.assertLess(k["rows"][0]["ts"], k["rows"][-1]["ts"])
+
+    def test_kline_adjusted(self):
+        for mode in ("qfq", "hfq"):
+            k = self.client.kline_adjusted(self.code, "D", self.start, self.today, mode)
+            self.assertEqual(k["adj"], mode)
+            self.assertGreater(len(k["rows"]), 20)
+
+    def test_quotes(self):
+        q = self.client.quotes(self.codes[:3])
+        self.assertEqual(sorted(x["code"] for x in q), sorted(self.codes[:3]))
+        self.assertIsInstance(q[0]["last"], (int, float))
+
+    def test_hot_rank(self):
+        h = self.client.hot_rank(size=5)
+        self.assertEqual(len(h["items"]), 5)
+        self.assertEqual(h["items"][0]["rank"], 1)
+
+    def test_news(self):
+        n = self.client.news(page_size=3)
+        self.assertEqual(len(n["items"]), 3)
+        self.assertIn("title", n["items"][0])
+
+    def test_financial_reports(self):
+        r = self.client.financial_reports(page_size=5)
+        self.assertGreater(len(r["items"]), 0)
+        self.assertIn("period", r["items"][0])
+
+    def test_screen(self):
+        items = self.client.screen("price > 0", sort="-pct", limit=600, page_size=7)
+        self.assertGreater(len(items), 21)  # several result pages of 7, joined in order
+        pcts = [x["pct"] for x in items if x.get("pct") is not None]
+        self.assertEqual(pcts, sorted(pcts, reverse=True))
+        self.assertEqual(len({x["code"] for x in items}), len(items))
+        with self.assertRaises(MdqsError) as cm:
+            self.client.screen("no_such_field > 1")
+        self.assertEqual(cm.exception.status, 400)
+
+    def test_corporate_actions(self):
+        ca = self.client.corporate_actions(self.code)
+        self.assertEqual(ca["code"], self.code)
+        self.assertIsInstance(ca["items"], list)
+
+    def test_indicators(self):
+        self.assertIn("marks", self.client.macd_bs(self.code, "D"))
+        self.assertIn("micro_vol_ratio", self.client.micro_momentum(self.code, "D"))
+        self.assertGreater(len(self.client.chip_metrics(page_size=5)["items"]), 0)
+
+    def test_alerts(self):
+        a = self.client.create_alert("pct > -100", universe={"codes": [self.code]}, name="py test")
+        self.assertEqual(a["name"], "py test")
+        self.assertIn("count", self.client.alert_events())
+        self.client.delete_alert(a["id"])
+
+
+class TestPaging(ServerTest):
+    def test_with_realtime_covers_all_rows_once(self):
+        rows = list(self.client.kline_with_realtime(self.code, "D", page_size=500))
+        days = [r["trade_date"] for r in rows]
+        self.assertEqual(len(days), len(set(days)), "a bar came twice")
+        self.assertEqual(days, sorted(days, reverse=True), "newest first across pages")
+        self.assertGreater(len(rows), 500, "more than one page")
+        ranged = self.client.kline(self.code, "D", days[-1], days[0])
+        self.assertEqual(sorted(days), [r["trade_date"] for r in ranged["rows"]])
+        few = list(self.client.kline_with_realtime(self.code, "D", page_size=7, max_pages=3))
+        self.assertEqual([r["trade_date"] for r in few], days[:21])
+
+
+class TestTokens(unittest.TestCase):
+    def test_one_token_for_many_calls(self):
+        c = Client(SERVER.addr)
+        for _ in range(25):
+            c.whoami()
+        c.hot_rank(size=1)
+        self.assertEqual(c.tokens_issued, 1)
+
+    def test_renewed_before_expiry(self):
+        c = Client(SERVER.addr)
+        c.whoami()
+        c._token_expires = time.time() + 30  # inside the last minute: renew before calling
+        c.whoami()
+        self.assertEqual(c.tokens_issued, 2)
+
+    def test_unknown_token_renewed_once(self):
+        c = Client(SERVER.addr)
+        c.whoami()
+        c._token = "0" * 64  # the server does not know it: 401, one new token, one retry
+        self.assertEqual(c.whoami()["client_id"], "demo")
+        self.assertEqual(c.tokens_issued, 2)
+
+    def test_tampered_signature_refused(self):
+        c = Client(SERVER.addr)
+        with self.assertRaises(MdqsError) as cm:
+            c.request("GET", "/v1/api/whoami", headers={"X-Signature": "0" * 32})
+        self.assertEqual(cm.exception.status, 401)
+        self.assertEqual(cm.exception.message, "unauthorized")
+        self.assertEqual(c.tokens_issued, 1, "a bad signature is not cured by a new token")
+        # a body signed as sent is accepted; the same body with one byte changed is not
+        tok = c.token()
+        body = b'{"expression":"price > 0","limit":1}'
+        h = c.sign(tok, body)
+        req = urllib.request.Request("http://" + SERVER.addr + "/v1/api/screener/queue/submit",
+                                     data=body.replace(b"1}", b"2}"), method="POST", headers=h)
+        with self.assertRaises(urllib.error.HTTPError) as he:
+            urllib.request.urlopen(req, timeout=10)
+        self.assertEqual(he.exception.code, 401)
+
+    def test_signature_is_the_spec_md5(self):
+        c = Client(SERVER.addr)
+        h = c.sign("t" * 64, b"{}")
+        want = hashlib.md5(("t" * 64 + h["X-Timestamp"] + h["X-Nonce"] + "{}").encode()).hexdigest()
+        self.assertEqual(h["X-Signature"], want)
+
+    def test_wrong_secret(self):
+        with self.assertRaises(MdqsError) as cm:
+            Client(SERVER.addr, "demo", "wrong").whoami()
+        self.assertEqual(cm.exception.status, 401)
+
+    def test_env_defaults(self):
+        old = {k: os.environ.get(k) for k in ("MDQS_ADDR", "MDQS_CLIENT_ID", "MDQS_CLIENT_SECRET", "MDQS_API_KEY")}
+        try:
+            os.environ["MDQS_ADDR"] = SERVER.addr
+            os.environ.pop("MDQS_CLIENT_ID", None)
+            os.environ.pop("MDQS_CLIENT_SECRET", None)
+            os.environ.pop("MDQS_API_KEY", None)
+            c = Client()
+            self.assertEqual(c.base_url, "http://" + SERVER.addr)
+            self.assertEqual(c.client_id, "demo")
+            os.environ["MDQS_ADDR"] = "http://mdqs.example.com:8080"
+            with self.assertRaises(MdqsError):
+                Client()  # no demo credentials off loopback
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+class _Stub(http.server.BaseHTTPRequestHandler):
+    """Answers a token, then 429 (Retry-After: 0) to the first `fail` calls of
+    each path, then 200; records the nonces it saw."""
+
+    fail = 1
+    calls = {}
+    nonces = []
+
+    def log_message(self, *a):
+        pass
+
+    def _send(self, status, doc, headers=()):
+        raw = json.dumps(doc).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._send(200, {"code": 1, "message": "OK", "data": {"token": "a" * 64, "expire_at": "2099-01-01 00:00:00"}})
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        n = self.calls[path] = self.calls.get(path, 0) + 1
+        self.nonces.append(self.headers.get("X-Nonce"))
+        if path == "/v1/api/down":
+            self._send(503, {"code": 0, "message": "service unavailable", "detail": "not configured"})
+        elif n <= self.fail:
+            self._send(429, {"code": 0, "message": "too many requests", "retry_after": 0}, [("Retry-After", "0")])
+        else:
+            self._send(200, {"code": 1, "message": "OK", "data": {"n": n}})
+
+
+class TestRetry(unittest.TestCase):
+    def setUp(self):
+        _Stub.calls, _Stub.nonces, _Stub.fail = {}, [], 1
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.client = Client("127.0.0.1:%d" % self.httpd.server_address[1])
+
+    def tearDown(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def test_429_retried_with_a_fresh_nonce(self):
+        self.assertEqual(self.client.get("/v1/api/x"), {"n": 2})
+        self.assertEqual(self.client.retries, 1)
+        self.assertEqual(len(set(_Stub.nonces)), 2)
+
+    def test_at_most_three_retries(self):
+        _Stub.fail = 10
+        with self.assertRaises(MdqsError) as cm:
+            self.client.get("/v1/api/y")
+        self.assertEqual(cm.exception.status, 429)
+        self.assertEqual(_Stub.calls["/v1/api/y"], 4)
+
+    def test_503_without_retry_after_not_retried(self):
+        with self.assertRaises(MdqsError) as cm:
+            self.client.get("/v1/api/down")
+        self.assertEqual((cm.exception.status, cm.exception.detail), (503, "not configured"))
+        self.assertEqual(_Stub.calls["/v1/api/down"], 1)
+
+
+@unittest.skipUnless(HAVE_PANDAS or os.environ.get("CI"), "pandas is not installed (apt-get install python3-pandas)")
+class TestFrames(ServerTest):
+    def test_kline_frame(self):
+        df = self.client.kline(self.code, "D", self.start, self.today, as_frame=True)
+        self.assertEqual(str(df.index.dtype), "datetime64[ns, Asia/Shanghai]")
+        self.assertTrue(df.index.is_monotonic_increasing)
+        for col in ("open", "high", "low", "close", "amount"):
+            self.assertEqual(str(df[col].dtype), "float64", col)
+        self.assertEqual(str(df["volume"].dtype), "Int64")
+        self.assertEqual(df.index[0].hour, 15)  # a daily bar closes at 15:00 Shanghai time
+        self.assertEqual(df.attrs["code"], self.code)
+
+    def test_other_frames(self):
+        self.assertGreater(len(self.client.top50(top=3, as_frame=True)), 0)
+        b = self.client.boards("industry", as_frame=True)
+        self.assertEqual(str(b["pct"].dtype), "float64")
+        self.assertEqual(str(self.client.hot_rank(size=5, as_frame=True)["rank"].dtype), "Int64")
+        q = self.client.quotes(self.codes[:3], as_frame=True)
+        self.assertEqual(len(q), 3)
+        s = self.client.screen("price > 0", limit=5, as_frame=True)
+        self.assertEqual(len(s), 5)
+        w = self.client.kline_with_realtime_df(self.code, "D", max_pages=1)
+        self.assertTrue(w.index.is_monotonic_increasing)
+        self.assertEqual(str(w["close"].dtype), "float64")
+
+
+if __name__ == "__main__":
+    unittest.main()
