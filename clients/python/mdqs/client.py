@@ -6,7 +6,11 @@ import hashlib
 import ipaddress
 import json
 import os
+import re
 import secrets
+import socket
+import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -16,7 +20,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 from .errors import MdqsError
 
-__all__ = ["Client"]
+__all__ = ["Client", "parse_sse", "token_cache_dir", "token_cache_path"]
 
 _SHANGHAI = _dt.timezone(_dt.timedelta(hours=8))  # every time the API writes is Asia/Shanghai (no DST)
 
@@ -60,6 +64,132 @@ def _parse_time(s: str) -> float:
     return _dt.datetime.strptime(s, "%Y-%m-%d %H:%M:%S").replace(tzinfo=_SHANGHAI).timestamp()
 
 
+def _user_cache_dir() -> str:
+    """Go's os.UserCacheDir, so the files are the ones ``mdqs call`` uses."""
+    if sys.platform == "win32":
+        d = os.environ.get("LocalAppData") or os.environ.get("LOCALAPPDATA")
+        if not d:
+            raise OSError("%LocalAppData% is not defined")
+        return d
+    if sys.platform == "darwin":
+        home = os.environ.get("HOME")
+        if not home:
+            raise OSError("$HOME is not defined")
+        return os.path.join(home, "Library", "Caches")
+    d = os.environ.get("XDG_CACHE_HOME")
+    if d:
+        if not os.path.isabs(d):
+            raise OSError("path in $XDG_CACHE_HOME is relative")
+        return d
+    home = os.environ.get("HOME")
+    if not home:
+        raise OSError("neither $XDG_CACHE_HOME nor $HOME are defined")
+    return os.path.join(home, ".cache")
+
+
+def token_cache_dir() -> str:
+    """The folder of the token files: ``<user cache dir>/mdqs/tokens``."""
+    return os.path.join(_user_cache_dir(), "mdqs", "tokens")
+
+
+def token_cache_path(base_url: str, client_id: str, folder: Optional[str] = None) -> str:
+    """The token file of one base URL (as :class:`Client` normalizes it, e.g.
+    ``http://127.0.0.1:8080``) and client: the file ``mdqs call`` uses too."""
+    name = hashlib.sha256((base_url + "\n" + client_id).encode("utf-8")).hexdigest()[:32] + ".json"
+    return os.path.join(folder or token_cache_dir(), name)
+
+
+_TOKEN_RE = re.compile(r"^[0-9a-f]{64}$")
+_RFC3339_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _parse_rfc3339(s: str) -> float:
+    """Go's time.Time JSON (RFC 3339, up to nanoseconds) -> epoch seconds."""
+    m = _RFC3339_RE.match(s.strip())
+    if not m:
+        raise ValueError("not an RFC 3339 time: %r" % s)
+    day, hms, frac, zone = m.groups()
+    zone = "+00:00" if zone in ("Z", "z") else zone
+    t = _dt.datetime.fromisoformat(day + "T" + hms + zone).timestamp()
+    return t + (float("0." + frac) if frac else 0.0)
+
+
+def _format_rfc3339(epoch: float) -> str:
+    return _dt.datetime.fromtimestamp(epoch, _SHANGHAI).isoformat()
+
+
+def _load_cached_token(path: str) -> Optional[Tuple[str, float]]:
+    try:
+        with open(path, "rb") as f:
+            doc = json.loads(f.read().decode("utf-8"))
+        tok, exp = doc["token"], _parse_rfc3339(doc["expires"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(tok, str) or not _TOKEN_RE.match(tok):
+        return None
+    return tok, exp
+
+
+def _save_cached_token(path: str, token: str, expires: float) -> None:
+    """Replace the file whole (a temporary file renamed over it), 0600 in a 0700 folder."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)  # a folder made earlier by something else may be wider
+    raw = json.dumps({"token": token, "expires": _format_rfc3339(expires)}, separators=(",", ":")).encode()
+    fd, tmp = tempfile.mkstemp(prefix=".token-", dir=folder)  # created 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def parse_sse(lines: Iterable[Union[bytes, str]]) -> Iterator[Dict[str, Any]]:
+    """Server-Sent Events from lines (bytes or str, with or without their line
+    ends): one dict ``{"id", "event", "data"}`` per event, ``data`` parsed as
+    JSON when it is JSON (else the text). Comments (``: hb``) and ``retry:``
+    are skipped; an event is dispatched at its blank line, as the SSE
+    specification says (an unterminated last event is dropped)."""
+    ev_id: Optional[str] = None
+    event = ""
+    data: List[str] = []
+    seen = False
+    for line in lines:
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", "replace")
+        line = line.rstrip("\r\n")
+        if line == "":
+            if seen and data:
+                text = "\n".join(data)
+                try:
+                    value: Any = json.loads(text)
+                except ValueError:
+                    value = text
+                yield {"id": ev_id, "event": event or "message", "data": value}
+            event, data, seen = "", [], False
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value_s = line.partition(":")
+        if value_s.startswith(" "):
+            value_s = value_s[1:]
+        if field == "data":
+            data.append(value_s)
+            seen = True
+        elif field == "event":
+            event = value_s
+            seen = True
+        elif field == "id":
+            if "\0" not in value_s:
+                ev_id = value_s
+            seen = True
+
+
 def _join(v: Union[str, Sequence[str], None]) -> Optional[str]:
     if v is None or isinstance(v, str):
         return v
@@ -80,11 +210,20 @@ class Client:
     evicted. 429 and 503 answers with ``Retry-After`` are retried up to
     ``max_retries`` times, waiting at most ``max_wait`` seconds each.
     Failures raise :class:`MdqsError`.
+
+    With ``token_cache`` (the default, as for ``mdqs call``) the token is
+    kept in ``<user cache dir>/mdqs/tokens/<hash>.json``, the very file
+    ``mdqs call`` reads and writes for the same address and client, so
+    consecutive scripts share one token instead of each asking for a new one
+    (the token endpoint is rate limited, and each new token evicts the
+    client's oldest once it holds 20). A string is a folder to use instead;
+    ``False`` keeps the token in memory only.
     """
 
     def __init__(self, base_url: Optional[str] = None, client_id: Optional[str] = None,
                  client_secret: Optional[str] = None, api_key: Optional[str] = None,
-                 timeout: float = 30, max_retries: int = 3, max_wait: float = 10) -> None:
+                 timeout: float = 30, max_retries: int = 3, max_wait: float = 10,
+                 token_cache: Union[bool, str] = True) -> None:
         env = os.environ
         self.base_url = _normalize_base(base_url or env.get("MDQS_ADDR") or "127.0.0.1:8080")
         client_id = client_id or env.get("MDQS_CLIENT_ID") or None
@@ -109,6 +248,15 @@ class Client:
         self._lock = threading.Lock()
         #: How many tokens this client has obtained (one for many calls).
         self.tokens_issued = 0
+        #: The token file shared with ``mdqs call`` (None when not caching).
+        self.token_cache_path: Optional[str] = None
+        if token_cache:
+            try:
+                folder = token_cache if isinstance(token_cache, str) else token_cache_dir()
+                self.token_cache_path = token_cache_path(self.base_url, self.client_id, folder)
+            except OSError:
+                self.token_cache_path = None  # no cache folder: tokens live in memory only
+        self._refused: Optional[str] = None  # a token the server refused: never load it again
         #: How many times an answer was retried after a 429/503.
         self.retries = 0
 
@@ -181,12 +329,43 @@ class Client:
             self._token_expires = time.time() + 3600
         self.tokens_issued += 1
 
+    def _from_cache(self) -> bool:
+        if self.token_cache_path is None:
+            return False
+        got = _load_cached_token(self.token_cache_path)
+        if got is None or got[0] == self._refused or time.time() >= got[1] - 60:
+            return False
+        self._token, self._token_expires = got
+        return True
+
+    def _to_cache(self) -> None:
+        if self.token_cache_path is None or self._token is None:
+            return
+        try:
+            _save_cached_token(self.token_cache_path, self._token, self._token_expires)
+        except OSError:
+            pass  # not cached: the next process asks for a new token
+
+    def _drop_cache(self, token: str) -> None:
+        """Forget a token the server no longer takes (only if the file still holds it)."""
+        self._refused = token
+        if self.token_cache_path is None:
+            return
+        got = _load_cached_token(self.token_cache_path)
+        if got is not None and got[0] == token:
+            try:
+                os.remove(self.token_cache_path)
+            except OSError:
+                pass
+
     def token(self, renew: bool = False) -> str:
-        """The current access token, obtained or renewed when needed (a minute
-        before its expiry, or always with ``renew=True``)."""
+        """The current access token: the cached one while it has more than a
+        minute left, else a new one (always a new one with ``renew=True``)."""
         with self._lock:
             if renew or self._token is None or time.time() >= self._token_expires - 60:
-                self._new_token()
+                if renew or not self._from_cache():
+                    self._new_token()
+                    self._to_cache()
             assert self._token is not None
             return self._token
 
@@ -252,11 +431,80 @@ class Client:
             err = self._error(status, rh, raw)
             if status == 401 and not renewed and _renewable(err.detail):
                 renewed = True
-                with self._lock:
-                    if self._token == tok:  # nobody renewed it meanwhile
-                        self._token = None
+                self._forget(tok)
                 continue
             raise err
+
+    def _forget(self, tok: str) -> None:
+        with self._lock:
+            self._drop_cache(tok)
+            if self._token == tok:  # nobody renewed it meanwhile
+                self._token = None
+
+    # ------------------------------------------------------------------ the stream
+
+    def stream(self, topics: Union[str, Sequence[str], None] = ("ranking", "movements"),
+               codes: Union[str, Sequence[str], None] = None, last_event_id: Optional[str] = None,
+               timeout: Optional[float] = 60) -> Iterator[Dict[str, Any]]:
+        """The live stream (GET /v1/api/stream, Server-Sent Events) as a
+        generator of ``{"id", "event", "data"}`` dicts, ``data`` parsed JSON.
+
+        The first event is ``open`` (its data lists the topics and codes).
+        Heartbeat comments are skipped. The generator returns when the
+        server sends ``end`` (which is yielded first) or closes the
+        connection; ``close()`` it (or leave a ``for`` loop) to hang up.
+        ``topics`` are ranking, movements, quotes and alerts (quotes needs
+        ``codes``; ``None`` is the server's default); ``last_event_id``
+        resumes after an event's ``id``. ``timeout`` is the longest wait for
+        a line (heartbeats come every 15 s) and raises MdqsError when
+        exceeded; ``None`` waits for ever."""
+        query = {}
+        for k, v in (("topics", _join(topics)), ("codes", _join(codes)), ("last_event_id", last_event_id)):
+            if v:
+                query[k] = v
+        url = self.base_url + "/v1/api/stream" + ("?" + urllib.parse.urlencode(query) if query else "")
+        renewed = False
+        while True:
+            tok = self.token()
+            h = self.sign(tok)
+            h["Accept"] = "text/event-stream"
+            req = urllib.request.Request(url, method="GET", headers=h)
+            try:
+                resp = urllib.request.urlopen(req, timeout=timeout)
+                break
+            except urllib.error.HTTPError as e:
+                try:
+                    raw = e.read()
+                finally:
+                    e.close()
+                err = self._error(e.code, dict(e.headers.items()), raw)
+                if e.code == 401 and not renewed and _renewable(err.detail):
+                    renewed = True
+                    self._forget(tok)
+                    continue
+                raise err from None
+            except (urllib.error.URLError, OSError) as e:
+                raise MdqsError(0, "transport error", f"GET {url}: {getattr(e, 'reason', e)}") from e
+
+        def lines() -> Iterator[bytes]:
+            while True:
+                try:
+                    line = resp.readline()
+                except (socket.timeout, TimeoutError) as e:
+                    raise MdqsError(0, "stream timed out", f"no line from {url} in {timeout}s") from e
+                except OSError as e:
+                    raise MdqsError(0, "transport error", f"GET {url}: {e}") from e
+                if not line:
+                    return
+                yield line
+
+        try:
+            for ev in parse_sse(lines()):
+                yield ev
+                if ev["event"] == "end":
+                    return
+        finally:
+            resp.close()
 
     def get(self, path: str, **params: Any) -> Any:
         """GET ``path`` and return the envelope's ``data``."""

@@ -51,10 +51,16 @@ class Server:
 
     def __init__(self) -> None:
         self.tmp = tempfile.mkdtemp(prefix="mdqs-py-")
+        # the token cache goes to a folder of the tests, never the user's
         binary = os.environ.get("MDQS_BIN")
         if not binary:
+            # Built before the cache folder moves: go build keeps its own
+            # cache there, and a fresh one would rebuild everything.
             binary = os.path.join(self.tmp, "mdqs")
             subprocess.run(["go", "build", "-o", binary, "."], cwd=REPO, check=True)
+        self.env_saved = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME",)}
+        os.environ["XDG_CACHE_HOME"] = os.path.join(self.tmp, "cache")
+        self.binary = binary
         with open(os.path.join(self.tmp, "demo.toml"), "w") as f:
             f.write(DEMO_CONFIG)
         self.addr = "127.0.0.1:%d" % free_port()
@@ -85,6 +91,11 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.stderr.close()
+        for k, v in self.env_saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
@@ -223,28 +234,28 @@ class TestPaging(ServerTest):
 
 class TestTokens(unittest.TestCase):
     def test_one_token_for_many_calls(self):
-        c = Client(SERVER.addr)
+        c = Client(SERVER.addr, token_cache=False)
         for _ in range(25):
             c.whoami()
         c.hot_rank(size=1)
         self.assertEqual(c.tokens_issued, 1)
 
     def test_renewed_before_expiry(self):
-        c = Client(SERVER.addr)
+        c = Client(SERVER.addr, token_cache=False)
         c.whoami()
         c._token_expires = time.time() + 30  # inside the last minute: renew before calling
         c.whoami()
         self.assertEqual(c.tokens_issued, 2)
 
     def test_unknown_token_renewed_once(self):
-        c = Client(SERVER.addr)
+        c = Client(SERVER.addr, token_cache=False)
         c.whoami()
         c._token = "0" * 64  # the server does not know it: 401, one new token, one retry
         self.assertEqual(c.whoami()["client_id"], "demo")
         self.assertEqual(c.tokens_issued, 2)
 
     def test_tampered_signature_refused(self):
-        c = Client(SERVER.addr)
+        c = Client(SERVER.addr, token_cache=False)
         with self.assertRaises(MdqsError) as cm:
             c.request("GET", "/v1/api/whoami", headers={"X-Signature": "0" * 32})
         self.assertEqual(cm.exception.status, 401)
@@ -268,7 +279,7 @@ class TestTokens(unittest.TestCase):
 
     def test_wrong_secret(self):
         with self.assertRaises(MdqsError) as cm:
-            Client(SERVER.addr, "demo", "wrong").whoami()
+            Client(SERVER.addr, "demo", "wrong", token_cache=False).whoami()
         self.assertEqual(cm.exception.status, 401)
 
     def test_env_defaults(self):
@@ -290,6 +301,162 @@ class TestTokens(unittest.TestCase):
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+
+
+class TestTokenCache(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mdqs-cache-")
+        self.old = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = self.dir
+        self.path = mdqs.token_cache_path("http://" + SERVER.addr, "demo")
+
+    def tearDown(self):
+        os.environ["XDG_CACHE_HOME"] = self.old
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def read(self):
+        with open(self.path) as f:
+            return json.load(f)
+
+    def test_file_written_and_reused(self):
+        want = hashlib.sha256(("http://%s\ndemo" % SERVER.addr).encode()).hexdigest()[:32] + ".json"
+        self.assertEqual(self.path, os.path.join(self.dir, "mdqs", "tokens", want))
+        c1 = Client(SERVER.addr + "/")
+        c1.whoami()
+        self.assertEqual(c1.token_cache_path, self.path)
+        self.assertEqual(os.stat(self.path).st_mode & 0o777, 0o600)
+        self.assertEqual(os.stat(os.path.dirname(self.path)).st_mode & 0o777, 0o700)
+        doc = self.read()
+        self.assertEqual(sorted(doc), ["expires", "token"])
+        self.assertEqual(doc["token"], c1.token())
+        self.assertAlmostEqual(mdqs.client._parse_rfc3339(doc["expires"]), c1.token_expires_at, delta=1)
+        self.assertEqual([n for n in os.listdir(os.path.dirname(self.path))], [want], "no temporary file left")
+        c2 = Client("http://" + SERVER.addr)
+        self.assertEqual(c2.whoami()["client_id"], "demo")
+        self.assertEqual(c2.tokens_issued, 0)
+        self.assertEqual(c2.token(), doc["token"])
+
+    def test_shared_with_mdqs_call(self):
+        env = dict(os.environ, XDG_CACHE_HOME=self.dir, HOME=self.dir)
+        for k in ("MDQS_ADDR", "MDQS_CLIENT_ID", "MDQS_CLIENT_SECRET", "MDQS_API_KEY"):
+            env.pop(k, None)
+        call = [SERVER.binary, "call", "-v", "-addr", SERVER.addr, "GET", "/v1/api/whoami"]
+        # mdqs call first: Python reads its file (Go's nanosecond times)
+        r = subprocess.run(call, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("token: new, cached in " + self.path, r.stderr)
+        doc = self.read()
+        c = Client(SERVER.addr)
+        c.whoami()
+        self.assertEqual((c.tokens_issued, c.token()), (0, doc["token"]))
+        # Python writes a new one: mdqs call reuses it
+        c.token(renew=True)
+        doc = self.read()
+        self.assertNotEqual(doc["token"], c._refused)
+        r = subprocess.run(call, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("token: reused from " + self.path, r.stderr)
+        self.assertEqual(self.read(), doc)
+
+    def test_refused_token_dropped_and_renewed(self):
+        c = Client(SERVER.addr)
+        mdqs.client._save_cached_token(self.path, "0" * 64, time.time() + 3600)
+        self.assertEqual(c.whoami()["client_id"], "demo")
+        self.assertEqual(c.tokens_issued, 1)
+        self.assertNotEqual(self.read()["token"], "0" * 64)
+        self.assertEqual(self.read()["token"], c.token())
+
+    def test_token_in_its_last_minute_not_used(self):
+        good = Client(SERVER.addr, token_cache=False).token()
+        mdqs.client._save_cached_token(self.path, good, time.time() + 30)
+        c = Client(SERVER.addr)
+        c.whoami()
+        self.assertEqual(c.tokens_issued, 1)
+        self.assertNotEqual(self.read()["token"], good)
+
+    def test_disabled_and_folder(self):
+        Client(SERVER.addr, token_cache=False).whoami()
+        self.assertFalse(os.path.exists(self.path))
+        other = os.path.join(self.dir, "elsewhere")
+        c = Client(SERVER.addr, token_cache=other)
+        c.whoami()
+        self.assertTrue(c.token_cache_path.startswith(other + os.sep))
+        self.assertTrue(os.path.exists(c.token_cache_path))
+
+    def test_go_times(self):
+        p = mdqs.client._parse_rfc3339
+        self.assertAlmostEqual(p("2026-11-25T21:10:00.123456789+08:00"), 1795612200.123456789, places=5)
+        self.assertEqual(p("2026-11-25T13:10:00Z"), 1795612200)
+        self.assertEqual(p(mdqs.client._format_rfc3339(1795655400)), 1795655400)
+
+
+class TestStream(ServerTest):
+    def test_open_then_close(self):
+        gen = self.client.stream(topics="alerts")
+        ev = next(gen)
+        self.assertEqual(ev["event"], "open")
+        self.assertEqual(ev["data"], {"topics": ["alert"], "codes": [], "resumed": False})
+        self.assertTrue(ev["id"])
+        gen.close()
+        with self.assertRaises(StopIteration):
+            next(gen)
+
+    def test_quotes_with_codes(self):
+        gen = self.client.stream(topics=["quotes"], codes=self.codes[:2])
+        try:
+            ev = next(gen)
+        finally:
+            gen.close()
+        self.assertEqual(ev["data"]["topics"], ["quote"])
+        self.assertEqual(sorted(ev["data"]["codes"]), sorted(self.codes[:2]))
+
+    def test_bad_topic(self):
+        with self.assertRaises(MdqsError) as cm:
+            next(self.client.stream(topics="bogus"))
+        self.assertEqual(cm.exception.status, 400)
+
+    def test_sse_parser(self):
+        raw = (b"retry: 3000\n: a comment\n\nid: 1-2\nevent: open\ndata: {\"a\":\n"
+               b"data: 1}\n\n: hb\n\nid: 1-3\r\nevent: ranking\r\ndata: [1,2]\r\n\r\n"
+               b"data: plain text\n\nevent: end\ndata: {\"reason\":\"x\"}\n\n"
+               b"event: cut\ndata: 1\n")
+        evs = list(mdqs.parse_sse(raw.splitlines(keepends=True)))
+        self.assertEqual(evs, [
+            {"id": "1-2", "event": "open", "data": {"a": 1}},
+            {"id": "1-3", "event": "ranking", "data": [1, 2]},
+            {"id": "1-3", "event": "message", "data": "plain text"},
+            {"id": "1-3", "event": "end", "data": {"reason": "x"}},
+        ])
+
+
+class TestBridge(ServerTest):
+    def test_stocks(self):
+        s = self.client.stocks(page_size=5)
+        self.assertEqual(len(s["items"]), 5)
+        self.assertGreater(s["total"], 5)
+        self.assertLessEqual({"code", "name", "market", "type"}, set(s["items"][0]))
+        only = self.client.stocks(type="stock", market="SH", page_size=50)["items"]
+        self.assertTrue(only and all(x["type"] == "stock" and x["market"] == "SH" for x in only))
+
+    def test_blocks_and_members(self):
+        blocks = self.client.blocks()["items"]
+        self.assertGreater(len(blocks), 0)
+        b = blocks[0]
+        self.assertLessEqual({"kind", "name", "code", "member_count"}, set(b))
+        m = self.client.block_members(b["name"], kind=b["kind"])
+        self.assertEqual(m["name"], b["name"])
+        self.assertEqual(len(m["members"]), b["member_count"])
+        self.assertIn("code", m["members"][0])
+        with self.assertRaises(MdqsError):
+            self.client.block_members("no such block")
+
+    def test_minutes(self):
+        code = self.client.stocks(type="stock", page_size=1)["items"][0]["code"]
+        m = self.client.minutes(code)
+        self.assertEqual((m["code"], m["freq"]), (code, "1m"))
+        self.assertEqual(m["count"], len(m["rows"]))
+        self.assertGreater(m["count"], 0)
+        self.assertLessEqual({"ts", "open", "high", "low", "close", "volume"}, set(m["rows"][0]))
 
 
 class _Stub(http.server.BaseHTTPRequestHandler):
@@ -334,7 +501,7 @@ class TestRetry(unittest.TestCase):
         _Stub.calls, _Stub.nonces, _Stub.fail = {}, [], 1
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.client = Client("127.0.0.1:%d" % self.httpd.server_address[1])
+        self.client = Client("127.0.0.1:%d" % self.httpd.server_address[1], token_cache=False)
 
     def tearDown(self):
         self.httpd.shutdown()
