@@ -340,11 +340,15 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// Alerts see each quote refresh: the frame refreshes its snapshot when
 	// it is quote_age old, so evaluating as often finds every one.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
+	hub := stream.NewHub(stream.Config{Clock: clock})
 	// The stream's quote events come from snapshot refreshes: in the
-	// session the leader refreshes every quote_age even when no screen,
-	// alert or quote request asks (at most once per age, shared with them).
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow,
-		Run: func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
+	// session, while a stream listens for quotes, the leader refreshes
+	// every quote_age even when no screen, alert or quote request asks (at
+	// most once per age, shared with them); nobody listening costs no
+	// upstream call.
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration,
+		Gate: func(now time.Time) bool { return alerts.InWindow(now) && hub.Wants(stream.Quote) },
+		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
@@ -360,7 +364,6 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		actions.WithUpstream(corpaction.NewUpstream(adjusted, name, klines)) // until a gbbq is imported
 	}
 	// Streams end before the server's Shutdown waits for its handlers.
-	hub := stream.NewHub(stream.Config{Clock: clock})
 	defer hub.Close()
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,

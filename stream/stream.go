@@ -216,6 +216,20 @@ func (h *Hub) Publish(ev Event) Event {
 	return ev
 }
 
+// Wants says whether an open subscription takes topic: a publisher whose
+// events cost an upstream call (the quote refresh) asks first, so nobody
+// listening costs nothing.
+func (h *Hub) Wants(t Topic) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if slices.Contains(s.filter.Topics, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // Subscribers is the number of open subscriptions.
 func (h *Hub) Subscribers() int {
 	h.mu.Lock()

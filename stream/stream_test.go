@@ -285,3 +285,32 @@ func TestConcurrentPublishAndRead(t *testing.T) {
 	pub.Wait()
 	wg.Wait()
 }
+
+// A publisher that pays an upstream call asks whether anybody listens.
+func TestWantsSaysWhetherATopicHasListeners(t *testing.T) {
+	h := newHub(Config{})
+	if h.Wants(Quote) {
+		t.Fatal("an empty hub wants quotes")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := h.Subscribe(ctx, Filter{Topics: []Topic{Ranking}}, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if h.Wants(Quote) || !h.Wants(Ranking) {
+		t.Fatalf("a ranking subscriber: wants quote %v, ranking %v", h.Wants(Quote), h.Wants(Ranking))
+	}
+	if _, err := h.Subscribe(ctx, Filter{Topics: []Topic{Quote}}, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Wants(Quote) {
+		t.Fatal("a quote subscriber is not wanted")
+	}
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Wants(Quote) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if h.Wants(Quote) {
+		t.Fatal("quotes still wanted after every subscriber left")
+	}
+}
