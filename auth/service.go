@@ -266,7 +266,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	}
 	if s.evictions.Load() == evictions {
 		if ttl := t.ExpiresAt.Sub(now); ttl > 0 {
-			s.cache.Set(hash, sess, 1, ttl+time.Second)
+			// Waits until it is stored: a script's next signed call comes at
+			// once and must find it (ristretto applies a plain Set later, and
+			// under load that next call read the store again).
+			s.cache.SetSync(hash, sess, 1, ttl+time.Second)
 		}
 	}
 	return sess.principal(hash, now)
