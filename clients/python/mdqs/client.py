@@ -608,11 +608,12 @@ class Client:
         df.attrs["analysis"] = out["analysis"]
         return df
 
-    def movement_events(self, since: Optional[str] = None, type: Optional[str] = None, as_frame: bool = False,
-                        **filters: Any) -> Any:
-        """The movement timeline of the day (``data`` with ``day`` and
-        ``items``); ``since`` pulls incrementally from an event_ts."""
-        data = self.get("/v1/api/market/movements/events", since=since, type=type, **filters)
+    def movement_events(self, since: Union[str, int, None] = None, type: Optional[str] = None,
+                        day: Optional[str] = None, as_frame: bool = False, **filters: Any) -> Any:
+        """The movement timeline of a day (today unless ``day`` YYYYMMDD):
+        ``data`` with ``day``, ``items`` oldest first and ``next_since``;
+        pass ``since=data["next_since"]`` to pull only what came after."""
+        data = self.get("/v1/api/market/movements/events", since=since, type=type, day=day, **filters)
         return self._rows(data, "items", as_frame)
 
     def market_stats(self, start: Optional[str] = None, end: Optional[str] = None, top: Optional[int] = None) -> Any:
@@ -756,7 +757,10 @@ class Client:
         job = self.post("/v1/api/screener/queue/submit", body)
         jid = job["id"]
         deadline = time.monotonic() + timeout
-        wait = min(poll_interval, 0.05)
+        # A screen over the demo or a small universe is done in tens of
+        # milliseconds: start polling at 10 ms and double up to poll_interval,
+        # so a quick screen is not kept waiting and a slow one is not hammered.
+        wait = min(poll_interval, 0.01)
         while job.get("state") in ("queued", "running"):
             if time.monotonic() > deadline:
                 try:
@@ -764,7 +768,7 @@ class Client:
                 finally:
                     raise MdqsError(0, "screen timed out", f"screen {jid} still {job.get('state')} after {timeout}s")
             time.sleep(wait)
-            wait = min(wait * 2, poll_interval if poll_interval > 0 else 0.05, 1.0)
+            wait = min(wait * 2, max(poll_interval, 0.01), 1.0)
             job = self.get("/v1/api/screener/queue/status", id=jid)
         if job.get("state") != "succeeded":
             raise MdqsError(0, "screen " + str(job.get("state")), job.get("error") or "")

@@ -152,12 +152,19 @@ class TestFunctions(ServerTest):
         self.assertIn("stocks_up", m["analysis"])
 
     def test_movement_events(self):
-        ev = self.client.movement_events()
-        self.assertIn("items", ev)
-        self.assertGreater(len(ev["items"]), 0)
-        last = ev["items"][0]["event_ts"]
-        later = self.client.movement_events(since=last)
-        self.assertLessEqual(len(later["items"]), len(ev["items"]))
+        # A finished day, so the count does not depend on the wall clock
+        # (at 09:30 today's timeline is still empty).
+        bars = self.client.kline(self.code, "D", self.start, self.today)["rows"]
+        day = [b["trade_date"] for b in bars if b["trade_date"] < self.today][-1].replace("-", "")
+        ev = self.client.movement_events(day=day)
+        self.assertEqual(ev["day"], day)
+        items = ev["items"]
+        self.assertGreater(len(items), 2)
+        ms = [x["event_ms"] for x in items]
+        self.assertEqual(ms, sorted(ms), "oldest first")
+        later = self.client.movement_events(day=day, since=str(ms[1]))["items"]
+        self.assertEqual([x["id"] for x in later], [x["id"] for x in items if x["event_ms"] > ms[1]])
+        self.assertEqual(self.client.movement_events(day=day, since=str(ev["next_since"]))["items"], [])
 
     def test_kline(self):
         k = self.client.kline(self.code, "D", self.start, self.today, indicators="ma5")
@@ -186,6 +193,54 @@ class TestFunctions(ServerTest):
         n = self.client.news(page_size=3)
         self.assertEqual(len(n["items"]), 3)
         self.assertIn("title", n["items"][0])
+
+    def test_news_view(self):
+        first = self.client.news(page_size=1)["items"][0]
+        v = self.client.news_view(first["id"])
+        self.assertEqual(v["id"], first["id"])
+        self.assertEqual(v["title"], first["title"])
+        self.assertTrue(v["body"], "the view carries the full text")
+        with self.assertRaises(MdqsError) as cm:
+            self.client.news_view(10 ** 9)
+        self.assertEqual(cm.exception.status, 404)
+
+    def test_hot_rank_detail_and_list(self):
+        top = self.client.hot_rank_list(top=3)
+        self.assertEqual([x["rank"] for x in top["items"]], [1, 2, 3])
+        code = top["items"][0]["stock_code"]
+        d = self.client.hot_rank_detail(code)
+        self.assertEqual(d["stock_code"], code)
+        self.assertEqual(d["latest"]["rank"], 1)
+        self.assertGreater(len(d["history"]), 0)
+        dates = [h["date"] for h in d["history"]]
+        self.assertEqual(dates, sorted(dates, reverse=True))
+
+    def test_market_stats(self):
+        m = self.client.market_stats(top=3)
+        days = m["daily_stats"]
+        self.assertGreater(len(days), 1)
+        self.assertLessEqual(len(days[0]["industry_top_in_names"]), 3)
+        self.assertTrue(all(len(d["trade_day"]) == 8 for d in days))
+
+    def test_auction_today(self):
+        a = self.client.auction_today()
+        self.assertEqual(a["source"], "demo")
+        self.assertIn("breadth", a)
+        self.assertGreater(len(a["sectors"]), 0)
+
+    def test_intraday_kline(self):
+        k = self.client.intraday_kline(self.code)
+        self.assertEqual(k["code"], self.code)
+        self.assertGreater(k["count"], 0)
+        self.assertEqual(k["count"], len(k["rows"]))
+        times = [r["time"] for r in k["rows"]]
+        self.assertEqual(times, sorted(times))
+        self.assertTrue(all(r["low"] <= r["close"] <= r["high"] for r in k["rows"]))
+
+    def test_diagnostics(self):
+        self.assertIn("jobs", self.client.health_sources())
+        names = {f["name"] for f in self.client.screener_fields()["fields"]}
+        self.assertTrue({"code", "pct", "price"} <= names, names)
 
     def test_financial_reports(self):
         r = self.client.financial_reports(page_size=5)
@@ -216,7 +271,91 @@ class TestFunctions(ServerTest):
         a = self.client.create_alert("pct > -100", universe={"codes": [self.code]}, name="py test")
         self.assertEqual(a["name"], "py test")
         self.assertIn("count", self.client.alert_events())
+        self.assertEqual(self.client.alerts(a["id"])["expression"], "pct > -100")
+        self.assertIn(a["id"], [x["id"] for x in self.client.alerts()["items"]])
         self.client.delete_alert(a["id"])
+        with self.assertRaises(MdqsError) as cm:
+            self.client.alerts(a["id"])
+        self.assertEqual(cm.exception.status, 404)
+
+
+def task_lines(path: str) -> dict:
+    """Code lines (not blank, not comments) under each ``# --- `` marker."""
+    out, name = {}, None
+    with open(path) as f:
+        for line in f:
+            t = line.strip()
+            if t.startswith("# --- "):
+                name = t[6:]
+                out[name] = 0
+            elif name and t and not t.startswith("#"):
+                out[name] += 1
+    return out
+
+
+class TestThreeTasks(ServerTest):
+    """The examples behind the README's comparison print the same answers."""
+
+    def run_example(self, name: str) -> str:
+        env = dict(os.environ, MDQS_ADDR=SERVER.addr)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "..", "examples", name), self.start, self.today]
+                           + self.codes, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("time screen", p.stderr)
+        return p.stdout
+
+    def test_client_and_raw_agree(self):
+        got = self.run_example("three_tasks_client.py")
+        self.assertEqual(got, self.run_example("three_tasks_raw.py"))
+        lines = got.splitlines()
+        self.assertEqual([x.split(" ", 1)[0] for x in lines], ["bars", "ranking", "screen"])
+        self.assertIn(self.code, lines[0])
+        self.assertGreater(len(lines[2]), len("screen []"), "the screen found something")
+        ex = os.path.join(HERE, "..", "examples")
+        client, raw = task_lines(os.path.join(ex, "three_tasks_client.py")), task_lines(os.path.join(ex, "three_tasks_raw.py"))
+        for task in [k for k in client if k.startswith("task")]:
+            self.assertLess(client[task], raw[task], task)
+
+
+class TestInstall(unittest.TestCase):
+    """``pip install ./clients/python`` gives an importable, typed package.
+
+    Offline (as here and in CI) pip cannot fetch setuptools for an isolated
+    build, so the test installs with --no-build-isolation from Debian's
+    setuptools and wheel, into a venv, from a copy (a build writes build/
+    and *.egg-info next to the sources)."""
+
+    def test_pip_install(self):
+        try:
+            import setuptools  # noqa: F401
+            import wheel  # noqa: F401
+            import ensurepip  # noqa: F401
+        except ImportError as e:
+            self.skipTest("needs Debian's python3-venv, python3-pip, python3-setuptools, python3-wheel: %s" % e)
+        tmp = tempfile.mkdtemp(prefix="mdqs-pip-")
+        try:
+            src = os.path.join(tmp, "src")
+            os.mkdir(src)
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copy(os.path.join(HERE, "..", name), src)
+            shutil.copytree(os.path.join(HERE, "..", "mdqs"), os.path.join(src, "mdqs"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            venv = os.path.join(tmp, "venv")
+            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, timeout=120)
+            py = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
+            p = subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation", src],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            probe = ("import mdqs, os; d = os.path.dirname(mdqs.__file__); "
+                     "print(d); print(os.path.exists(os.path.join(d, 'py.typed'))); print(mdqs.Client.__name__)")
+            p = subprocess.run([py, "-c", probe], cwd=tmp, capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            where, typed, name = p.stdout.split()
+            self.assertTrue(where.startswith(venv), where + " is not the installed copy")
+            self.assertEqual(typed, "True", "py.typed (PEP 561) is installed")
+            self.assertEqual(name, "Client")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class TestPaging(ServerTest):
@@ -547,6 +686,9 @@ class TestFrames(ServerTest):
         self.assertEqual(len(q), 3)
         s = self.client.screen("price > 0", limit=5, as_frame=True)
         self.assertEqual(len(s), 5)
+        i = self.client.intraday_kline(self.code, as_frame=True)
+        self.assertEqual(str(i.index.tz), "Asia/Shanghai")
+        self.assertEqual(str(i["volume"].dtype), "Int64")
         w = self.client.kline_with_realtime_df(self.code, "D", max_pages=1)
         self.assertTrue(w.index.is_monotonic_increasing)
         self.assertEqual(str(w["close"].dtype), "float64")
