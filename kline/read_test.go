@@ -171,3 +171,64 @@ func TestPagesReachAsFarBackAsARange(t *testing.T) {
 		}
 	}
 }
+
+// WarmBars reads only that many bars before the range's day: a 1-minute
+// request that needs the previous close gets the one bar before, the last
+// of the day before, not the whole days the warm-up window spans; without
+// it the window's bars all come.
+func TestWarmBarsReadsOnlyWhatIsNeeded(t *testing.T) {
+	f := newReadFixture(t)
+	ctx := context.Background()
+	code := f.dm.Stocks()[0].Code
+	day := market.Day(20261123)
+	prev, prev2 := f.cal.Prev(day), back(f.cal, day, 2)
+	rng := kline.Range{From: day.Start(), To: day.At(15, 0, 0), WarmFrom: prev2.Start()}
+	whole, err := f.svc.Series(ctx, code, market.Min1, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng.WarmBars = 1
+	one, err := f.svc.Series(ctx, code, market.Min1, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inDay int
+	for _, b := range whole.Bars {
+		if b.Day == day {
+			inDay++
+		}
+	}
+	if inDay != 240 || len(whole.Bars) != 3*240 {
+		t.Fatalf("without WarmBars: %d bars, %d of %v; want the 720 of three days", len(whole.Bars), inDay, day)
+	}
+	if len(one.Bars) != 241 {
+		t.Fatalf("WarmBars 1: %d bars, want 241 (one before, the day's 240)", len(one.Bars))
+	}
+	if got, want := one.Bars[0], whole.Bars[2*240-1]; got != want || got.Day != prev {
+		t.Errorf("the bar before: %+v, want the last of %v %+v", got, prev, want)
+	}
+	if got, want := one.Bars[1:], whole.Bars[2*240:]; !slicesEqual(got, want) {
+		t.Error("the day's bars differ with WarmBars")
+	}
+	// A warm-up larger than what is stored gives what there is.
+	rng.WarmBars = 10_000
+	all, err := f.svc.Series(ctx, code, market.Min1, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slicesEqual(all.Bars, whole.Bars) {
+		t.Errorf("WarmBars beyond the window: %d bars, want the window's %d", len(all.Bars), len(whole.Bars))
+	}
+}
+
+func slicesEqual(a, b []market.Bar) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(a[i].TS == b[i].TS && a[i].Close == b[i].Close) {
+			return false
+		}
+	}
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -69,7 +70,7 @@ func (s *Service) liveDay() market.Day {
 // Estimate is an upper bound of the rows a range holds, to refuse a request
 // before fetching anything for it.
 func (s *Service) Estimate(freq market.Freq, from, to market.Day) int {
-	days := len(s.cal.Between(from, to))
+	days := s.cal.Count(from, to)
 	switch freq {
 	case market.Min1:
 		return days * 241
@@ -92,6 +93,12 @@ const WarmupWait = 3 * time.Second
 // code's first stored bar there may be nothing to fetch, and a store that
 // holds the asked days answers them offline.
 func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq, warm, from, to market.Day) ([]market.Bar, error) {
+	return s.stored(ctx, code, freq, warm, from, to, 0)
+}
+
+// stored is Stored reading at most warmBars bars before from when
+// warmBars is positive (see Range.WarmBars).
+func (s *Service) stored(ctx context.Context, code market.Code, freq market.Freq, warm, from, to market.Day, warmBars int) ([]market.Bar, error) {
 	to = min(to, s.LastCompleteDay())
 	warm = min(warm, from)
 	if to < warm {
@@ -121,7 +128,24 @@ func (s *Service) Stored(ctx context.Context, code market.Code, freq market.Freq
 			s.log.Debug("warm-up bars not fetched; reading what the store holds", "code", code, "freq", freq, "err", err)
 		}
 	}
-	return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: warm.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
+	if warmBars <= 0 || warm >= from {
+		return s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: warm.Start().Unix(), ToTS: to.At(23, 59, 59).Unix()})
+	}
+	fromTS := from.Start().Unix()
+	before, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: warm.Start().Unix(), ToTS: fromTS - 1, Newest: true, Limit: warmBars})
+	if err != nil {
+		return nil, err
+	}
+	if from > to {
+		slices.Reverse(before)
+		return before, nil
+	}
+	rest, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: fromTS, ToTS: to.At(23, 59, 59).Unix()})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(before)
+	return append(before, rest...), nil
 }
 
 // storeWriteError marks a fetch whose bars arrived but could not be stored.
@@ -268,6 +292,11 @@ type Range struct {
 	// warm-up and the first row's previous close. Only [From, To] must be
 	// covered (see Stored).
 	WarmFrom time.Time
+	// WarmBars, when positive, is all that is needed of the bars before
+	// From's day: only the newest WarmBars of them are read. A request that
+	// needs the previous close alone then reads one 1-minute bar, not two
+	// whole days of them (720 rows to answer 240, issue 19's profile).
+	WarmBars int
 }
 
 // Start is the earliest instant a range reads.
@@ -289,12 +318,15 @@ func (s *Service) Series(ctx context.Context, code market.Code, freq market.Freq
 		return Series{}, market.Errorf(market.KindInvalid, "the range holds up to %d %s bars; at most %d per request: narrow start/end", n, freq, s.cfg.MaxRows)
 	}
 	out := Series{FinalThrough: min(to, s.LastCompleteDay())}
-	stored, err := s.Stored(ctx, code, freq, warm, from, to)
+	stored, err := s.stored(ctx, code, freq, warm, from, to, r.WarmBars)
 	if err != nil {
 		return Series{}, err
 	}
+	// stored is this request's own slice: keep the range in place.
+	lo, hi := r.Start().Unix(), r.To.Unix()
+	out.Bars = stored[:0]
 	for _, b := range stored {
-		if b.TS >= r.Start().Unix() && b.TS <= r.To.Unix() {
+		if b.TS >= lo && b.TS <= hi {
 			out.Bars = append(out.Bars, b)
 		}
 	}

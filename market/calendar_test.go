@@ -94,3 +94,13 @@ func TestParseHolidaysRejectsBadLines(t *testing.T) {
 		}
 	}
 }
+
+func TestCountIsLenBetween(t *testing.T) {
+	c := DefaultCalendar()
+	for _, r := range [][2]Day{{20260101, 20261231}, {20251001, 20251010}, {20261126, 20261126}, {20261128, 20261129},
+		{20261231, 20260101}, {19991231, 20000105}, {20150101, 20261126}} {
+		if got, want := c.Count(r[0], r[1]), len(c.Between(r[0], r[1])); got != want {
+			t.Errorf("%v..%v: Count %d, Between %d", r[0], r[1], got, want)
+		}
+	}
+}

@@ -64,12 +64,18 @@ func (d Day) At(hh, mm, ss int) time.Time {
 	return time.Date(d.Year(), d.Month(), d.Dom(), hh, mm, ss, 0, Shanghai())
 }
 
-func (d Day) AddDays(n int) Day { return DayOf(d.Start().AddDate(0, 0, n)) }
+func (d Day) AddDays(n int) Day { return DayFromEpochDays(d.EpochDays() + int64(n)) }
 
-func (d Day) Weekday() time.Weekday { return d.Start().Weekday() }
+// Weekday: 1970-01-01 was a Thursday.
+func (d Day) Weekday() time.Weekday { return time.Weekday(((d.EpochDays()+4)%7 + 7) % 7) }
 
 // String is YYYY-MM-DD.
 func (d Day) String() string {
+	var b [10]byte
+	return string(d.AppendTo(b[:0]))
+}
+
+func (d Day) slowString() string {
 	return fmt.Sprintf("%04d-%02d-%02d", d.Year(), int(d.Month()), d.Dom())
 }
 
@@ -77,7 +83,10 @@ func (d Day) String() string {
 func (d Day) Compact() string { return strconv.Itoa(int(d)) }
 
 // FormatTime renders an instant as the spec's local "YYYY-MM-DD HH:MM:SS".
-func FormatTime(t time.Time) string { return t.In(Shanghai()).Format(time.DateTime) }
+func FormatTime(t time.Time) string {
+	var b [19]byte
+	return string(AppendTime(b[:0], t.Unix()))
+}
 
 // ParseTime reads "YYYY-MM-DD HH:MM:SS" as Shanghai local time.
 func ParseTime(s string) (time.Time, error) {

@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"sync"
@@ -32,18 +34,27 @@ const klineAbout = `Starts the server in-process on 127.0.0.1 over a database ma
 wired as serve wires it (store, auth with signatures required, the demo
 client, K-line service and pager on the demo configuration, the real
 router and middleware, the shipped rate limits with the benchmark's client
-lifted; the background jobs do not run), and sends -n
-signed GET /v1/api/kline requests for one stock, one year of daily bars
-ending on the stock's last covered day, indicators=ma5,ma20, from -c
-concurrent loops using mdqs/client (a fresh nonce and signature each).
-The store covers the range, so no request fetches (checked: the demo
-source must see no call).
+lifted; the background jobs do not run), and sends -n signed
+GET /v1/api/kline requests for one stock from -c concurrent loops using
+mdqs/client (a fresh nonce and signature each): -freq D one year of daily
+bars ending on the stock's last covered day with indicators=ma5,ma20, 1m
+that last day's 1-minute bars, 5m the month up to it in 5-minute bars
+(gen stores no 5m bars: the warm-up fetches them from the demo source and
+stores them). No measured request fetches (checked: the demo source must
+see no call after the warm-up).
+
+The floor, measured in the same run: the same rows (the answer's own
+range) read with one prepared SELECT over database/sql on its own
+connection pool, scanned into plain variables: what the store's read costs
+before mdqs does anything. The server and the floor alternate in -rounds
+rounds, so a busy neighbour slows both alike; the ratio is the handler's
+p50 over the floor's.
 
 Prints the latency the client sees (signing and loopback HTTP included)
-as p50/p90/p99/max, the time inside the server's handler, requests/s, and
-memory: Go heap in use and runtime Sys after the run, and the process's
-RSS and peak RSS (VmRSS/VmHWM) from /proc/self/status, which include the
-load loop since both run in one process.`
+as p50/p90/p99/max, the time inside the server's handler, the floor,
+requests/s, and memory: Go heap in use and runtime Sys after the run, and
+the process's RSS and peak RSS (VmRSS/VmHWM) from /proc/self/status, which
+include the load loop since both run in one process.`
 
 func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("kline", klineAbout, stderr)
@@ -51,20 +62,27 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	n := fs.Int("n", 2000, "requests measured")
 	conc := fs.Int("c", 1, "concurrent request loops")
 	warm := fs.Int("warmup", 200, "requests sent before measuring")
+	rounds := fs.Int("rounds", 10, "alternating rounds of server requests and floor queries")
 	codeArg := fs.String("code", "600519.SH", "the stock asked for")
+	freqArg := fs.String("freq", "D", "D (a year, ma5,ma20), 1m (a day) or 5m (a month)")
 	rotate := fs.Bool("rotate", false, "ask for a different stock each request (every stock of the stocks table in turn)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured rounds to this file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *path == "":
 		return usageError{"kline: -db is required (make one with mdqsbench gen)"}
-	case *n < 1 || *conc < 1 || *warm < 0:
-		return usageError{"kline: -n and -c must be positive, -warmup not negative"}
+	case *n < 1 || *conc < 1 || *warm < 0 || *rounds < 1:
+		return usageError{"kline: -n, -c and -rounds must be positive, -warmup not negative"}
 	}
 	code, err := market.ParseCode(*codeArg)
 	if err != nil {
 		return usageError{"kline: -code: " + err.Error()}
+	}
+	freq, err := market.ParseFreq(*freqArg)
+	if err != nil {
+		return usageError{"kline: -freq: " + err.Error()}
 	}
 	srv, err := startServer(ctx, *path)
 	if err != nil {
@@ -72,17 +90,31 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer srv.close()
 
-	cov, _, ok, err := srv.store.Coverage(ctx, code, market.Daily)
+	covFreq := freq
+	if freq == market.Min5 {
+		covFreq = market.Daily // the month's days exist; their 5m bars come with the warm-up
+	}
+	cov, _, ok, err := srv.store.Coverage(ctx, code, covFreq)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%s holds no daily bars of %v: run mdqsbench gen first", db.Redact(*path), code)
+		return fmt.Errorf("%s holds no %s bars of %v: run mdqsbench gen first", db.Redact(*path), covFreq, code)
 	}
 	end := cov.Last
-	start := market.NewDay(end.Year()-1, end.Month(), end.Dom()).AddDays(1)
+	var start market.Day
+	indicators := ""
+	switch freq {
+	case market.Daily:
+		start = market.NewDay(end.Year()-1, end.Month(), end.Dom()).AddDays(1)
+		indicators = "ma5,ma20"
+	case market.Min1:
+		start = end
+	default:
+		start = market.NewDay(end.Year(), end.Month()-1, end.Dom()).AddDays(1)
+	}
 	if start < cov.First {
-		return fmt.Errorf("%s covers %v..%v of %v: less than a year", db.Redact(*path), cov.First, cov.Last, code)
+		return fmt.Errorf("%s covers %v..%v of %v: less than the range asked (%v..%v)", db.Redact(*path), cov.First, cov.Last, code, start, end)
 	}
 	codes := []market.Code{code}
 	if *rotate {
@@ -92,7 +124,10 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	paths := make([]string, len(codes))
 	for i, c := range codes {
-		q := url.Values{"code": {c.String()}, "freq": {"D"}, "start": {start.String()}, "end": {end.String()}, "indicators": {"ma5,ma20"}}
+		q := url.Values{"code": {c.String()}, "freq": {string(freq)}, "start": {start.String()}, "end": {end.String()}}
+		if indicators != "" {
+			q.Set("indicators", indicators)
+		}
 		paths[i] = "/v1/api/kline?" + q.Encode()
 	}
 
@@ -108,31 +143,94 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if first.Status != http.StatusOK {
 		return fmt.Errorf("GET %s: HTTP %d: %s", paths[0], first.Status, bytes.TrimSpace(first.Body))
 	}
-	if _, err := load(ctx, cl, paths, *warm, *conc); err != nil {
+	serverLoad := func(count int) ([]time.Duration, error) {
+		return load(ctx, count, *conc, func(i int) error {
+			resp, err := cl.Do(ctx, http.MethodGet, paths[i%len(paths)], nil)
+			if err == nil && (resp.Status != http.StatusOK || !bytes.HasPrefix(resp.Body, []byte(`{"code":1,`))) {
+				err = fmt.Errorf("HTTP %d: %.200s", resp.Status, resp.Body)
+			}
+			return err
+		})
+	}
+	if *rotate {
+		// every stock's first request may fetch its warm-up: not measured
+		if _, err := serverLoad(len(paths)); err != nil {
+			return err
+		}
+	}
+	if _, err := serverLoad(*warm); err != nil {
 		return err
 	}
+	fl, err := openFloor(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer fl.close()
+	from, to := start.Start().Unix(), end.At(23, 59, 59).Unix()
+	floorRows := 0
+	floorLoad := func(count int) ([]time.Duration, error) {
+		return load(ctx, count, *conc, func(i int) error {
+			rows, err := fl.read(ctx, codes[i%len(codes)], freq, from, to)
+			floorRows = rows
+			return err
+		})
+	}
+	if _, err := floorLoad(*warm); err != nil {
+		return err
+	}
+	calls := srv.src.Demo.Status().Calls
 	srv.handlerTimes.reset() // waits for the warm-up's last handler to record
 	runtime.GC()
 	before := readMemory()
 
-	t0 := time.Now()
-	lat, err := load(ctx, cl, paths, *n, *conc)
-	if err != nil {
-		return err
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
-	wall := time.Since(t0)
+	var lat, floor []time.Duration
+	var wall time.Duration
+	per := max(*n / *rounds, 1)
+	for r := range *rounds {
+		count := per
+		if r == *rounds-1 {
+			count = *n - per*(*rounds-1)
+		}
+		t0 := time.Now()
+		l, err := serverLoad(count)
+		if err != nil {
+			return err
+		}
+		wall += time.Since(t0)
+		f, err := floorLoad(count)
+		if err != nil {
+			return err
+		}
+		lat, floor = append(lat, l...), append(floor, f...)
+	}
+	slices.Sort(lat)
+	slices.Sort(floor)
 	after := readMemory()
 	handler := srv.handlerTimes.sorted()
-	calls := srv.src.Demo.Status().Calls
+	calls = srv.src.Demo.Status().Calls - calls
 
 	fmt.Fprintf(stdout, "GET %s\n", paths[0])
 	if *rotate {
 		fmt.Fprintf(stdout, "  (rotating over %d stocks)\n", len(codes))
 	}
-	fmt.Fprintf(stdout, "response: %d bytes (%s)\n", len(first.Body), rowsOf(first.Body))
-	fmt.Fprintf(stdout, "requests: %d after %d warm-up, %d concurrent, %.2f s, %.0f req/s\n", *n, *warm, *conc, wall.Seconds(), float64(*n)/wall.Seconds())
+	fmt.Fprintf(stdout, "response: %d bytes (%s); the floor reads %d rows\n", len(first.Body), rowsOf(first.Body), floorRows)
+	fmt.Fprintf(stdout, "requests: %d after %d warm-up, %d concurrent, %d rounds, %.2f s in the server's turns, %.0f req/s\n",
+		*n, *warm, *conc, *rounds, wall.Seconds(), float64(*n)/wall.Seconds())
 	fmt.Fprintf(stdout, "latency (client, signed, over loopback HTTP): %s\n", summarize(lat))
 	fmt.Fprintf(stdout, "inside the server's handler:                  %s\n", summarize(handler))
+	fmt.Fprintf(stdout, "floor (prepared SELECT of the same rows):     %s\n", summarize(floor))
+	fmt.Fprintf(stdout, "handler p50 / floor p50: %.2fx\n", float64(percentile(handler, 50))/float64(max(percentile(floor, 50), 1)))
 	fmt.Fprintf(stdout, "memory before the run: %s\n", before)
 	fmt.Fprintf(stdout, "memory after the run:  %s\n", after)
 	if calls > 0 {
@@ -256,9 +354,9 @@ func storedCodes(ctx context.Context, store *db.Store) ([]market.Code, error) {
 	return out, nil
 }
 
-// load sends n requests from conc loops, request i for paths[i%len], and
-// returns each one's latency, sorted.
-func load(ctx context.Context, cl *client.Client, paths []string, n, conc int) ([]time.Duration, error) {
+// load runs do(i) for i in [0, n) from conc loops and returns each call's
+// latency, sorted; the first error stops it.
+func load(ctx context.Context, n, conc int, do func(i int) error) ([]time.Duration, error) {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -273,11 +371,8 @@ func load(ctx context.Context, cl *client.Client, paths []string, n, conc int) (
 					return
 				}
 				t0 := time.Now()
-				resp, err := cl.Do(ctx, http.MethodGet, paths[i%len(paths)], nil)
+				err := do(i)
 				lat[i] = time.Since(t0)
-				if err == nil && (resp.Status != http.StatusOK || !bytes.HasPrefix(resp.Body, []byte(`{"code":1,`))) {
-					err = fmt.Errorf("HTTP %d: %.200s", resp.Status, resp.Body)
-				}
 				if err != nil {
 					errs <- err
 					return
