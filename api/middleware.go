@@ -65,7 +65,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 		return &market.Error{Kind: market.KindForbidden, Message: "forbidden", Detail: "this endpoint needs scope " + string(scope)}
 	}
 	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	if len(body) == 0 {
+		r.Body = http.NoBody // most calls are GETs: no reader to allocate
+	} else {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	next.ServeHTTP(w, r)
 	return nil
 }

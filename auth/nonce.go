@@ -63,7 +63,8 @@ func (s *NonceSet) Add(key string, expires, now time.Time) (bool, error) {
 		}
 	}
 	sh.expires[key] = expires.UnixNano()
-	heap.Push(&sh.queue, expiryEntry{key: key, at: expires.UnixNano()})
+	sh.queue = append(sh.queue, expiryEntry{key: key, at: expires.UnixNano()})
+	heap.Fix(&sh.queue, len(sh.queue)-1) // Push without boxing the entry in an interface
 	s.size.Add(1)
 	return true, nil
 }
