@@ -209,6 +209,18 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	defer tm.stop()
 	authCfg := auth.FromConfig(cfg.Auth)
 	authCfg.Replays = tm.replays(cfg.Auth.NonceCapacity)
+	if authCfg.Replays == nil {
+		// This process's own replay set: requests signed before the next
+		// whole second are refused, and the listener opens only then
+		// (below), so a request the previous process answered cannot be
+		// replayed to this one, however fast the restart.
+		authCfg.StartedAt = clock.Now().Truncate(time.Second).Add(time.Second)
+		if hooks.clock != nil {
+			// A pinned clock is a test's: it stands still, or moves back
+			// past the start; restarts are the real binary's business.
+			authCfg.StartedAt = time.Unix(1, 0)
+		}
+	}
 	authSvc, err := auth.New(store, clock, authCfg)
 	if err != nil {
 		return err
@@ -393,6 +405,13 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	httpSrv.RegisterOnShutdown(hub.Close)
+	if wait := authCfg.StartedAt.Sub(clock.Now()); wait > 0 {
+		select { // under a second: see authCfg.StartedAt
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
 		return err
@@ -537,7 +556,10 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 
 func rateLimits(l config.Limits, shared api.SharedLimits) api.Limits {
 	out := api.Limits{Shared: shared, Client: api.RateLimit{Rate: l.ClientRate, Burst: l.ClientBurst},
-		Token: api.RateLimit{Rate: l.TokenRate, Burst: l.TokenBurst}, Clients: map[string]api.RateLimit{}}
+		Token:        api.RateLimit{Rate: l.TokenRate, Burst: l.TokenBurst},
+		FailedSecret: api.RateLimit{Rate: l.FailedSecretRate, Burst: l.FailedSecretBurst},
+		BadToken:     api.RateLimit{Rate: l.BadTokenRate, Burst: l.BadTokenBurst},
+		Clients:      map[string]api.RateLimit{}}
 	for id, c := range l.Clients {
 		out.Clients[id] = api.RateLimit{Rate: c.Rate, Burst: c.Burst}
 	}

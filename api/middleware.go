@@ -38,8 +38,21 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if !ok {
 		return &market.Error{Kind: market.KindUnauthorized, Message: "unauthorized", Detail: "missing Authorization: Bearer <token> header"}
 	}
+	addr := ""
+	if s.badTokens.def.Rate > 0 {
+		addr = addrKey(r)
+		if wait, empty := s.badTokens.spent(addr); empty && !s.Auth.Cached(token) {
+			return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+				Detail: "too many unknown or expired tokens from this address; a token this server does not hold is " +
+					"refused until retry_after (seconds) has passed (get a new token then, POST /v1/auth/token)",
+				RetryAfter: wait}
+		}
+	}
 	p, err := s.Auth.Authenticate(r.Context(), token)
 	if err != nil {
+		if addr != "" && market.KindOf(err) == market.KindUnauthorized {
+			s.badTokens.take(r.Context(), addr)
+		}
 		return err
 	}
 	identify(w, p.ClientID, p.EnableLog)

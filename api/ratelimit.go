@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,11 @@ type Limits struct {
 	Client  RateLimit            // per authenticated client
 	Clients map[string]RateLimit // per-client overrides by client id
 	Token   RateLimit            // token endpoints, per remote address
+	// FailedSecret: wrong secrets per client id; BadToken: unknown or
+	// expired tokens per address. Both are this process's own buckets,
+	// even with Shared set (a deployment of N instances allows N times).
+	FailedSecret RateLimit
+	BadToken     RateLimit
 	// Shared, when set, holds the buckets for every instance of a
 	// deployment, so a client cannot multiply its budget by the number
 	// of instances. When it fails, this process's own buckets answer.
@@ -103,6 +109,30 @@ func (b *buckets) take(ctx context.Context, key string) (wait time.Duration, ok 
 	return 0, true
 }
 
+// spent reports whether key's bucket is empty, without spending, and how
+// long until it holds a token again. Only this process's buckets: it is
+// for the failure limits, which take a token on each failure and refuse
+// while none is left.
+func (b *buckets) spent(key string) (wait time.Duration, empty bool) {
+	lim := b.def
+	if lim.Rate <= 0 {
+		return 0, false
+	}
+	now := b.clock.Now()
+	b.mu.Lock()
+	l := b.m[key]
+	b.mu.Unlock()
+	if l == nil {
+		return 0, false
+	}
+	tokens := l.TokensAt(now)
+	if tokens >= 1 {
+		return 0, false
+	}
+	b.rejected.Add(1) // the caller refuses the request
+	return time.Duration((1 - tokens) / lim.Rate * float64(time.Second)), true
+}
+
 func (b *buckets) pruneFull(now time.Time) {
 	for k, l := range b.m {
 		if l.TokensAt(now) >= float64(l.Burst()) {
@@ -123,13 +153,36 @@ func rateLimited(who string, wait time.Duration) error {
 		RetryAfter: wait}
 }
 
-// remoteHost is the connection's address without the port: the key of the
-// token endpoint's buckets. Behind a reverse proxy every caller is the
-// proxy; mdqs is meant to be reached directly.
+// remoteHost is the connection's address without the port. Behind a
+// reverse proxy every caller is the proxy; mdqs is meant to be reached
+// directly.
 func remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// addrKey is the key of the per-address buckets: one machine is one key.
+// Every 127.x.y.z (and ::1) is this machine, so a loop rotating over
+// 127.0.0.0/8 gets one bucket, not sixteen million; an IPv6 caller owns
+// its whole /64, so it is one key too.
+func addrKey(r *http.Request) string {
+	host := remoteHost(r)
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return "loopback"
+	case ip.Is6():
+		p, err := ip.Prefix(64)
+		if err == nil {
+			return p.String()
+		}
+	}
+	return ip.String()
 }

@@ -81,6 +81,8 @@ type Server struct {
 	unmatched    *routeStats          // 404 and 405 answers, whatever the path
 	clientLimits *buckets
 	tokenLimits  *buckets
+	badSecrets   *buckets // wrong secrets per client id
+	badTokens    *buckets // unknown or expired tokens per address
 
 	streamMu    sync.Mutex
 	lastRanking string // the day and updated_ms of the last ranking streamed
@@ -95,7 +97,9 @@ func New(d Deps) *Server {
 	}
 	s := &Server{Deps: d, log: d.Log, started: time.Now(), http: newHTTPMetrics(),
 		clientLimits: newBuckets("client", d.Limits.Shared, d.Limits.Client, d.Limits.Clients, d.Clock),
-		tokenLimits:  newBuckets("addr", d.Limits.Shared, d.Limits.Token, nil, d.Clock)}
+		tokenLimits:  newBuckets("addr", d.Limits.Shared, d.Limits.Token, nil, d.Clock),
+		badSecrets:   newBuckets("secret-fail", nil, d.Limits.FailedSecret, nil, d.Clock),
+		badTokens:    newBuckets("token-fail", nil, d.Limits.BadToken, nil, d.Clock)}
 	s.unmatched = s.http.route("unmatched")
 	s.registry = s.newRegistry()
 	r := httprouter.New()

@@ -23,7 +23,7 @@ type tokenData struct {
 
 // handleToken is POST /v1/auth/token (and its alias /v1/api/token).
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
-	if wait, ok := s.tokenLimits.take(r.Context(), remoteHost(r)); !ok {
+	if wait, ok := s.tokenLimits.take(r.Context(), addrKey(r)); !ok {
 		return rateLimited("this address", wait)
 	}
 	body, err := s.readBody(r)
@@ -40,8 +40,17 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 	case req.ClientSecret == "":
 		return market.Errorf(market.KindInvalid, "client_secret is required")
 	}
+	if wait, empty := s.badSecrets.spent(req.ClientID); empty {
+		return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+			Detail: "too many wrong secrets for client_id " + req.ClientID + " (from any address); " +
+				"no token is issued for it, even with the right secret, until retry_after (seconds) has passed",
+			RetryAfter: wait}
+	}
 	issued, err := s.Auth.IssueToken(r.Context(), req.ClientID, req.ClientSecret)
 	if err != nil {
+		if market.KindOf(err) == market.KindUnauthorized {
+			s.badSecrets.take(r.Context(), req.ClientID)
+		}
 		return err
 	}
 	if issued.EnableLog {

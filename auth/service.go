@@ -49,6 +49,14 @@ type Config struct {
 	// instances share one (cluster.Replays over Redis) so that a nonce one
 	// accepted, every other refuses.
 	Replays Replays
+	// StartedAt is when replay protection began: with this process's own
+	// replay set, a request signed in an earlier second is refused (the
+	// set was empty at start, so it could be a replay). Zero: the clock's
+	// time when New runs. serve passes the next whole second and listens
+	// only from then, so no request the previous process accepted can
+	// carry an acceptable timestamp, even across a restart within one
+	// second.
+	StartedAt time.Time
 }
 
 // Replays records a signed request's nonce until expires; Add reports
@@ -85,6 +93,11 @@ type Service struct {
 	evicted evictedSet
 	kdf     chan struct{} // bounds concurrent argon2 runs (19 MiB each)
 	dummy   func() string // a hash to verify against for unknown clients
+	// notBefore: with replays remembered in this process only, the set is
+	// empty after a restart, so a request signed before the start (see
+	// Config.StartedAt) could be a replay and is refused. Zero with a
+	// shared replay set, which outlives any one process.
+	notBefore int64
 
 	mu        sync.RWMutex
 	gens      map[string]uint64
@@ -129,14 +142,20 @@ func New(store Store, clock market.Clock, cfg Config) (*Service, error) {
 	if cfg.KDF == (KDFParams{}) {
 		cfg.KDF = DefaultKDF
 	}
+	var notBefore int64
 	if cfg.Replays == nil {
 		cfg.Replays = LocalReplays{NewNonceSet(cfg.NonceCapacity)}
+		notBefore = clock.Now().Unix()
+		if !cfg.StartedAt.IsZero() {
+			notBefore = cfg.StartedAt.Unix()
+		}
 	}
 	s := &Service{
 		store: store, clock: clock, cfg: cfg, cache: c,
-		nonces: cfg.Replays,
-		kdf:    make(chan struct{}, runtime.GOMAXPROCS(0)),
-		gens:   map[string]uint64{},
+		nonces:    cfg.Replays,
+		notBefore: notBefore,
+		kdf:       make(chan struct{}, runtime.GOMAXPROCS(0)),
+		gens:      map[string]uint64{},
 	}
 	s.dummy = sync.OnceValue(func() string {
 		h, _ := HashSecret("mdqs-timing-equaliser", cfg.KDF)
@@ -189,6 +208,7 @@ func (s *Service) IssueToken(ctx context.Context, clientID, secret string) (Issu
 		expires = c.ExpiresAt
 	}
 	t := Token{Hash: HashToken(text), ClientID: c.ID, CreatedAt: now, ExpiresAt: expires}
+	epoch := s.epoch.Load()
 	evicted, err := s.store.InsertToken(ctx, t, s.cfg.MaxTokensPerClient)
 	if err != nil {
 		return Issued{}, err
@@ -197,6 +217,16 @@ func (s *Service) IssueToken(ctx context.Context, clientID, secret string) (Issu
 		// No evicted token outlives the TTL from now, whenever it was issued.
 		s.evicted.add(evicted, now.Add(s.cfg.TokenTTL), now)
 		s.revoke(c.ID, evicted)
+	}
+	// The new token's session goes into the cache now: its first call
+	// needs no store read, and a limit on unknown tokens (which spares the
+	// tokens the cache holds) never stands in its way. Generation and epoch
+	// as of now: a revocation from here on makes the entry stale, as it
+	// would an entry Authenticate made.
+	if gen := s.gen(c.ID); s.epoch.Load() == epoch {
+		sess := session{clientID: c.ID, scopes: c.Scopes, enableLog: c.EnableLog, apiKeyHash: c.APIKeyHash,
+			tokenExpires: expires, clientExpires: c.ExpiresAt, gen: gen, epoch: epoch}
+		s.cache.SetSync(t.Hash, sess, 1, expires.Sub(now)+time.Second)
 	}
 	return Issued{Token: text, ExpiresAt: expires, EnableLog: c.EnableLog}, nil
 }
@@ -273,6 +303,16 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		}
 	}
 	return sess.principal(hash, now)
+}
+
+// Cached reports whether token is one the cache holds: a known caller,
+// whom a limit on unknown tokens must not slow down.
+func (s *Service) Cached(token string) bool {
+	if !isTokenText(token) {
+		return false
+	}
+	_, ok := s.cache.Get(HashToken(token))
+	return ok
 }
 
 func (sess session) principal(hash string, now time.Time) (Principal, error) {
@@ -381,6 +421,10 @@ func (s *Service) VerifySignature(ctx context.Context, p Principal, token string
 			return unauthorized("X-Timestamp looks like milliseconds; send epoch seconds")
 		}
 		return unauthorized(fmt.Sprintf("X-Timestamp is %+d s off the server clock; the allowed skew is %d s either way", -skew, maxSkew))
+	}
+	if ts.Unix() < s.notBefore {
+		return unauthorized(fmt.Sprintf("X-Timestamp %d is before this server started (%d): replay protection begins with the process, "+
+			"so a request signed before a restart is refused; sign it again with the current time", ts.Unix(), s.notBefore))
 	}
 	// The timestamp passes until the server's second is maxSkew past it.
 	added, err := s.nonces.Add(ctx, p.TokenHash[:32]+h.Nonce, ts.Add(time.Duration(maxSkew+1)*time.Second), now)

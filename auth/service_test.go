@@ -293,6 +293,9 @@ func TestClientDisabledByAnotherProcessLosesAccess(t *testing.T) {
 
 func TestVerifySignatureRules(t *testing.T) {
 	f := newFixture(t, auth.Config{})
+	// A server up for a while: the skew rules, not the start-up rule
+	// (TestRequestSignedBeforeStartIsRefused).
+	f.clock.Advance(5 * time.Minute)
 	f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
 	iss, _ := f.svc.IssueToken(context.Background(), "c", "secret-c")
 	p, _ := f.svc.Authenticate(context.Background(), iss.Token)
@@ -428,5 +431,46 @@ func TestClockSkewIsSymmetricInWholeSeconds(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The replay set of a lone server lives in its memory and starts empty, so
+// a request signed before the process started may have been answered by
+// the process before: refused, with a detail that says to sign again. The
+// second the server started is accepted; a shared replay set (Redis) keeps
+// its nonces across restarts, so the rule does not apply there.
+func TestRequestSignedBeforeStartIsRefused(t *testing.T) {
+	f := newFixture(t, auth.Config{})
+	f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
+	ctx := context.Background()
+	iss, _ := f.svc.IssueToken(ctx, "c", "secret-c")
+	p, _ := f.svc.Authenticate(ctx, iss.Token)
+	start := t0.Unix()
+	f.clock.Advance(10 * time.Second)
+	sign := func(ts int64, nonce string) auth.Signed {
+		s := strconv.FormatInt(ts, 10)
+		return auth.Signed{Timestamp: s, Nonce: nonce, Signature: auth.Sign(iss.Token, s, nonce, nil)}
+	}
+	err := f.svc.VerifySignature(ctx, p, iss.Token, sign(start-1, "a"), nil)
+	if market.KindOf(err) != market.KindUnauthorized || !strings.Contains(err.Error(), "before this server started") {
+		t.Fatalf("signed a second before the start: %v, want 401 saying so", err)
+	}
+	if err := f.svc.VerifySignature(ctx, p, iss.Token, sign(start, "b"), nil); err != nil {
+		t.Fatalf("signed in the start's second: %v", err)
+	}
+
+	shared := auth.LocalReplays{NonceSet: auth.NewNonceSet(100)} // any Replays given in the config is a shared one
+	svc, err := auth.New(f.store, f.clock, auth.Config{TokenTTL: time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
+		MaxClockSkew: time.Minute, NonceCapacity: 100, TokenCacheSize: 100, RevocationCheck: time.Hour, Replays: shared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	p2, err := svc.Authenticate(ctx, iss.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.VerifySignature(ctx, p2, iss.Token, sign(f.clock.Now().Unix()-30, "c"), nil); err != nil {
+		t.Errorf("shared replay set, signed 30 s before this process started: %v", err)
 	}
 }

@@ -13,6 +13,20 @@ type Limits struct {
 	// keeps a password-guessing loop from eating the CPU.
 	TokenRate  float64 `toml:"token_rate"`
 	TokenBurst int     `toml:"token_burst"`
+	// FailedSecretRate and FailedSecretBurst bound the wrong secrets per
+	// client id, from any address: once spent, that client id gets no
+	// token (even with the right secret) until the bucket refills. The
+	// per-address limit alone is bypassed by a caller with many addresses
+	// (every 127.x.y.z is the same machine).
+	FailedSecretRate  float64 `toml:"failed_secret_rate"`
+	FailedSecretBurst int     `toml:"failed_secret_burst"`
+	// BadTokenRate and BadTokenBurst bound the unknown, expired or
+	// malformed tokens per remote address (loopback is one address, IPv6 a
+	// /64): once spent, a token the server does not already hold is
+	// refused without a lookup, so guessing tokens costs nothing; callers
+	// with a known token are not slowed.
+	BadTokenRate  float64 `toml:"bad_token_rate"`
+	BadTokenBurst int     `toml:"bad_token_burst"`
 }
 
 // Limit is one client's own bucket.
@@ -29,6 +43,8 @@ func (l Limits) validate(bad func(key, format string, args ...any)) {
 	}
 	check("limits.client_rate", l.ClientRate, l.ClientBurst)
 	check("limits.token_rate", l.TokenRate, l.TokenBurst)
+	check("limits.failed_secret_rate", l.FailedSecretRate, l.FailedSecretBurst)
+	check("limits.bad_token_rate", l.BadTokenRate, l.BadTokenBurst)
 	for id, c := range l.Clients {
 		check("limits.clients."+id, c.Rate, c.Burst)
 	}
