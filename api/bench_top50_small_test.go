@@ -1,11 +1,11 @@
 package api
 
 import (
-	"os"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"testing"
 	"time"
