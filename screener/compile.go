@@ -21,6 +21,7 @@ const MaxExpressionLen = 4096
 type Program struct {
 	prog   *vm.Program
 	Fields []string
+	steps  float64 // estimated VM steps per stock (estimateCost)
 }
 
 // collector gathers the identifiers an expression names.
@@ -45,6 +46,10 @@ func Compile(src string) (*Program, error) {
 		return nil, market.Errorf(market.KindInvalid, "expression is %d bytes; at most %d", len(src), MaxExpressionLen)
 	}
 	c := &collector{}
+	steps, err := checkCost(src)
+	if err != nil {
+		return nil, err
+	}
 	prog, err := expr.Compile(src, expr.Env(Row{}), expr.AsBool(), expr.MaxNodes(2000), expr.Patch(c),
 		expr.DisableBuiltin("now"), expr.DisableBuiltin("date"))
 	if err != nil {
@@ -55,7 +60,18 @@ func Compile(src string) (*Program, error) {
 		}
 		return nil, market.Errorf(market.KindInvalid, "expression error: %v", err)
 	}
-	return &Program{prog: prog, Fields: c.names}, nil
+	return &Program{prog: prog, Fields: c.names, steps: steps}, nil
+}
+
+// checkEvery is how many stocks a screen evaluates between checks of its
+// deadline and cancellation: about a million VM steps between checks, so
+// a costly expression (up to MaxCostPerRow a stock) is stopped within
+// tens of milliseconds, and a cheap one pays nothing for checking.
+func (p *Program) checkEvery() int {
+	if p.steps <= 0 {
+		return 256
+	}
+	return int(min(256, max(1, 1e6/p.steps)))
 }
 
 // run evaluates the program on a row with a reusable VM.

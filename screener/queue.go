@@ -426,12 +426,9 @@ func (q *Queue) run(ctx context.Context, id string) {
 	}
 }
 
-// progressEvery is how many stocks pass between progress writes and
-// cancellation checks (checks: every checkEvery).
-const (
-	progressEvery = 1000
-	checkEvery    = 256
-)
+// progressEvery is how many stocks pass between progress writes
+// (cancellation is checked every Program.checkEvery stocks).
+const progressEvery = 1000
 
 func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, error) {
 	prog, err := Compile(job.Expression)
@@ -480,12 +477,13 @@ func Evaluate(ctx context.Context, prog *Program, rows []Row, sort string, limit
 func evaluate(ctx context.Context, prog *Program, rows []Row, sort string, limit int, progress func(done int)) ([]*Row, int, error) {
 	var machine vm.VM
 	var matched []*Row
+	every := prog.checkEvery()
 	for i := range rows {
-		if i%checkEvery == 0 {
+		if i%every == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, i, err
 			}
-			if progress != nil && i > 0 && i%progressEvery < checkEvery {
+			if progress != nil && i > 0 && i%progressEvery < every {
 				progress(i)
 			}
 		}
