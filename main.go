@@ -315,8 +315,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		frame.ReadHistoryFrom(src.Demo)
 	}
 	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{})
-	// Screens read the chips and signals of the day the end-of-day job
-	// has just derived.
+	// Screens read the bars, chips and signals of the day the end-of-day
+	// job has just stored: the job rebuilds the frame once it is done.
 	eodCfg.Derived = func(market.Day) { frame.Invalidate() }
 	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Owner: tm.name, Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
@@ -338,7 +338,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: klines.Intraday().Refresh})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
 		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
-		Run:  func(ctx context.Context) error { return klines.EndOfDay(ctx, src.Quotes(), eodCfg) }})
+		Run: func(ctx context.Context) error {
+			return errors.Join(klines.EndOfDay(ctx, src.Quotes(), eodCfg), frame.Refresh(ctx))
+		}})
 	if terminalJob != nil {
 		tj := *terminalJob
 		tj.LeaderOnly = true
@@ -352,6 +354,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// Alerts see each quote refresh: the frame refreshes its snapshot when
 	// it is quote_age old, so evaluating as often finds every one.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
+	// Every instance builds its screens' frame at start and again when the
+	// trading day moves on or another instance's end of day derived a new
+	// day, before a screen asks (a screen arriving meanwhile waits for
+	// that build).
+	runner.Add(jobs.Job{Name: "screen-frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
 	hub := stream.NewHub(stream.Config{Clock: clock})
 	// The stream's quote events come from snapshot refreshes: in the
 	// session, while a stream listens for quotes, the leader refreshes

@@ -36,6 +36,9 @@ type HotRanks interface {
 // MA60 plus a margin for suspensions.
 const historyDays = 80
 
+// chipWindow is the window (trade days) of the chip metrics screens see.
+const chipWindow = 120
+
 // History gives a whole market's daily history in one pass (the demo
 // market): the frame reads it there rather than from the store, which
 // holds only what requests have read through it.
@@ -44,9 +47,11 @@ type History interface {
 }
 
 // Frame is the market's data in memory, so a screen reads nothing per
-// stock: the daily history, chips, signals and membership are loaded once
-// per trading day in a few whole-market queries, and the quote snapshot at
-// most once per quoteAge.
+// stock. Its daily part (the daily history, chips, signals and membership)
+// is built in a few whole-market queries once per trading day and again
+// after Invalidate; Refresh builds it ahead of the screens (at start, when
+// the day moves on, when the store has newer chips). The quote snapshot and
+// the hot rank are read at most once per quoteAge.
 type Frame struct {
 	store      *db.Store
 	quotes     QuoteSource
@@ -57,25 +62,78 @@ type Frame struct {
 	cal        *market.Calendar
 	quoteAge   time.Duration
 
-	mu       sync.Mutex
-	day      market.Day // the trading day the daily part is of
-	daily    map[string]*stockHistory
-	static   map[string]staticFields
-	snap     []market.Quote
-	snapAt   time.Time
-	building sync.Mutex
+	mu      sync.Mutex
+	daily   *dailyPart    // the latest built, nil before the first build
+	gen     uint64        // Invalidate's count: a part built before the latest call is stale
+	pending chan struct{} // closed when the build in flight ends; nil when none runs
+	waiting int           // callers waiting for it
+
+	snapMu sync.Mutex // one snapshot read at a time
+	snap   []market.Quote
+	ranks  map[string]HotRank
+	snapAt time.Time
 }
 
-type stockHistory struct {
-	days                []market.Day
-	close, high, low, v []float64
+// dailyPart is what a trading day's screens share: built whole, never
+// changed, replaced by the next build.
+type dailyPart struct {
+	day     market.Day // the trading day it is of
+	gen     uint64     // the frame's gen when its build started
+	chipDay market.Day // the day of the chips it holds (0: none)
+	hist    dailyBars
+	static  map[string]staticFields
+}
+
+// dailyBars holds every stock's daily bars in five columns (one allocation
+// each, not five per stock): stock i's bars are [start[i], start[i+1]).
+type dailyBars struct {
+	index                 map[string]int32
+	start                 []int32
+	last                  []market.Day // each stock's latest bar day
+	close, high, low, vol []float64
+}
+
+// series is one stock's bars, oldest first: slices of the columns.
+type series struct {
+	last                  market.Day
+	close, high, low, vol []float64
+}
+
+func newDailyBars(stocks, bars int) dailyBars {
+	return dailyBars{index: make(map[string]int32, stocks), start: make([]int32, 0, stocks+1), last: make([]market.Day, 0, stocks),
+		close: make([]float64, 0, bars), high: make([]float64, 0, bars), low: make([]float64, 0, bars), vol: make([]float64, 0, bars)}
+}
+
+// add appends one stock's bars; call finish after the last.
+func (h *dailyBars) add(code string, c db.DailyColumns) {
+	if len(c.Days) == 0 {
+		return
+	}
+	h.index[code] = int32(len(h.start))
+	h.start = append(h.start, int32(len(h.close)))
+	h.last = append(h.last, c.Days[len(c.Days)-1])
+	h.close, h.high, h.low = append(h.close, c.Close...), append(h.high, c.High...), append(h.low, c.Low...)
+	for _, v := range c.Volume {
+		h.vol = append(h.vol, float64(v))
+	}
+}
+
+func (h *dailyBars) finish() { h.start = append(h.start, int32(len(h.close))) }
+
+func (h *dailyBars) series(code string) (series, bool) {
+	i, ok := h.index[code]
+	if !ok {
+		return series{}, false
+	}
+	a, b := h.start[i], h.start[i+1]
+	return series{last: h.last[i], close: h.close[a:b:b], high: h.high[a:b:b], low: h.low[a:b:b], vol: h.vol[a:b:b]}, true
 }
 
 type staticFields struct {
-	industry                                string
-	concepts                                []string
-	avgCost, profitRatio, conc70, conc90    float64
-	hotRank, hotHeat, microVolRatio, volAcc float64
+	industry                             string
+	concepts                             []string
+	avgCost, profitRatio, conc70, conc90 float64
+	microVolRatio, volAcc                float64
 }
 
 // NewFrame builds the frame. A quoteAge of 0 asks quotes on every screen,
@@ -88,23 +146,65 @@ func NewFrame(store *db.Store, quotes QuoteSource, membership Membership, hot Ho
 // Call before the frame is used.
 func (f *Frame) ReadHistoryFrom(h History) { f.history = h }
 
-// Invalidate makes the next screen load the daily part again: the
-// end-of-day job has derived the day's chips and signals.
+// Invalidate makes the daily part stale: the next screen, or Refresh,
+// builds it again (the end-of-day job has stored the day's bars and
+// derived its chips and signals). A screen never sees a part built before
+// the call.
 func (f *Frame) Invalidate() {
 	f.mu.Lock()
-	f.daily = nil
+	f.gen++
 	f.mu.Unlock()
+}
+
+// Refresh brings the daily part up to date ahead of the screens, so the
+// first screen after a start or a new trading day does not build it: a
+// job, run at start and every minute on every instance sharing the store.
+// When the part is current it costs one small query.
+func (f *Frame) Refresh(ctx context.Context) error {
+	_, err := f.fresh(ctx)
+	return err
+}
+
+// fresh is the current daily part, built first when the trading day has
+// moved on, after Invalidate, or when the store holds chips of a later
+// day than the part (the end-of-day job derived the day's chips and
+// signals, here or on another instance sharing the store).
+func (f *Frame) fresh(ctx context.Context) (*dailyPart, error) {
+	f.mu.Lock()
+	d := f.daily
+	f.mu.Unlock()
+	if d != nil {
+		day, err := f.chipDay(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.mu.Lock()
+		if day > d.chipDay && f.daily == d {
+			f.gen++
+		}
+		f.mu.Unlock()
+	}
+	return f.current(ctx)
+}
+
+// chipDay is the day of the store's latest chips, 0 when it has none.
+func (f *Frame) chipDay(ctx context.Context) (market.Day, error) {
+	return f.store.LatestChipDay(ctx, chipWindow)
 }
 
 // Rows returns every stock of the snapshot as a Row, with the indicators
 // computed from its history and (while a session runs) today's price.
 func (f *Frame) Rows(ctx context.Context) ([]Row, error) {
-	if err := f.load(ctx); err != nil {
+	snap, ranks, err := f.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	snap, daily, static := f.snap, f.daily, f.static
-	f.mu.Unlock()
+	d, err := f.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nan := math.NaN()
+	unknown := staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
 	rows := make([]Row, 0, len(snap))
 	var buf indicatorBuf
 	for _, q := range snap {
@@ -117,164 +217,203 @@ func (f *Frame) Rows(ctx context.Context) ([]Row, error) {
 			VolumeRatio: q.VolumeRatio, PE: q.PE, PB: q.PB, MarketCap: q.MarketCap, FloatCap: q.FloatCap, MainNet: q.MainNet,
 			MainNetRatio: q.MainNetRatio}
 		if q.Volume < 0 {
-			r.Volume = math.NaN()
+			r.Volume = nan
 		}
-		st, ok := static[code]
+		st, ok := d.static[code]
 		if !ok {
-			st = staticFields{avgCost: math.NaN(), profitRatio: math.NaN(), conc70: math.NaN(), conc90: math.NaN(),
-				hotRank: math.NaN(), hotHeat: math.NaN(), microVolRatio: math.NaN(), volAcc: math.NaN()}
+			st = unknown
 		}
 		r.Industry, r.Concepts = st.industry, st.concepts
 		if r.Concepts == nil {
 			r.Concepts = []string{}
 		}
 		r.AvgCost, r.ProfitRatio, r.Concentration70, r.Concentration90 = st.avgCost, st.profitRatio, st.conc70, st.conc90
-		r.HotRank, r.HotHeat, r.MicroVolRatio, r.VolAcc = st.hotRank, st.hotHeat, st.microVolRatio, st.volAcc
-		buf.indicators(&r, daily[code], q)
+		r.MicroVolRatio, r.VolAcc = st.microVolRatio, st.volAcc
+		r.HotRank, r.HotHeat = nan, nan
+		if h, ok := ranks[code]; ok {
+			r.HotRank, r.HotHeat = float64(h.Rank), h.Heat
+		}
+		s, _ := d.hist.series(code)
+		buf.indicators(&r, s, q)
 		rows = append(rows, r)
 	}
 	return rows, nil
 }
 
-// load refreshes what is due: the daily part when the trading day moved on,
-// the snapshot when older than quoteAge.
-func (f *Frame) load(ctx context.Context) error {
-	f.building.Lock()
-	defer f.building.Unlock()
+// snapshot reads the quotes and the hot rank when older than quoteAge.
+func (f *Frame) snapshot(ctx context.Context) ([]market.Quote, map[string]HotRank, error) {
+	f.snapMu.Lock()
+	defer f.snapMu.Unlock()
 	now := f.clock.Now()
-	day := f.cal.OnOrBefore(market.DayOf(now))
-	f.mu.Lock()
-	needDaily, needSnap := f.day != day || f.daily == nil, f.snap == nil || now.Sub(f.snapAt) >= f.quoteAge
-	f.mu.Unlock()
-	if needSnap {
-		snap, err := f.quotes.Quotes(ctx)
-		if err != nil {
-			return market.Wrap(market.KindUnavailable, err, "quote snapshot: %v", err)
-		}
-		f.mu.Lock()
-		f.snap, f.snapAt = snap, now
-		f.mu.Unlock()
+	if f.snap != nil && now.Sub(f.snapAt) < f.quoteAge {
+		return f.snap, f.ranks, nil
 	}
-	if !needDaily {
-		return nil
-	}
-	daily, static, err := f.loadDaily(ctx, day)
+	snap, err := f.quotes.Quotes(ctx)
 	if err != nil {
-		return err
+		return nil, nil, market.Wrap(market.KindUnavailable, err, "quote snapshot: %v", err)
 	}
-	f.mu.Lock()
-	f.day, f.daily, f.static = day, daily, static
-	f.mu.Unlock()
-	return nil
+	ranks := f.ranks
+	if f.hot != nil {
+		if r, err := f.hot.LatestHotRanks(ctx); err == nil {
+			ranks = r
+		}
+	}
+	f.snap, f.ranks, f.snapAt = snap, ranks, now
+	return snap, ranks, nil
 }
 
-// loadDaily reads the whole market's recent daily bars in one query, the
-// latest chips and signals in one query each, and the membership and hot
-// rank once.
-func (f *Frame) loadDaily(ctx context.Context, day market.Day) (map[string]*stockHistory, map[string]staticFields, error) {
-	from := day
-	for range historyDays {
-		from = f.cal.Prev(from)
-	}
-	daily := map[string]*stockHistory{}
-	keep := func(code string, bars []market.Bar) error {
-		h := &stockHistory{}
-		for _, b := range bars {
-			h.days = append(h.days, b.Day)
-			h.close, h.high, h.low, h.v = append(h.close, b.Close), append(h.high, b.High), append(h.low, b.Low), append(h.v, float64(b.Volume))
+// current is the daily part of today, built now if it is missing or
+// stale. One build runs at a time: a caller arriving while one runs waits
+// for it and uses what it built, unless the part is stale even so (the day
+// moved on, or Invalidate was called, during the build).
+func (f *Frame) current(ctx context.Context) (*dailyPart, error) {
+	for {
+		day := f.cal.OnOrBefore(market.DayOf(f.clock.Now()))
+		f.mu.Lock()
+		if d := f.daily; d != nil && d.day == day && d.gen == f.gen {
+			f.mu.Unlock()
+			return d, nil
 		}
-		daily[code] = h
-		return nil
+		if wait := f.pending; wait != nil {
+			f.waiting++
+			f.mu.Unlock()
+			var err error
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+			f.mu.Lock()
+			f.waiting--
+			f.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		done := make(chan struct{})
+		f.pending = done
+		gen, prev := f.gen, f.daily
+		f.mu.Unlock()
+		d, err := f.build(ctx, day, gen, prev)
+		f.mu.Lock()
+		if err == nil {
+			f.daily = d
+		}
+		f.pending = nil
+		f.mu.Unlock()
+		close(done)
+		if err != nil {
+			return nil, err
+		}
 	}
+}
+
+// build reads the whole market's recent daily bars in one query (five
+// columns), the latest chips and signals in one query each, and the
+// membership once. prev, the part it replaces, sizes the columns.
+func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dailyPart) (*dailyPart, error) {
+	stocks, bars := 6000, 6000*(historyDays+1)
+	if prev != nil {
+		stocks, bars = len(prev.hist.last)+64, len(prev.hist.close)+64*(historyDays+1)
+	}
+	d := &dailyPart{day: day, gen: gen, hist: newDailyBars(stocks, bars), static: make(map[string]staticFields, stocks)}
 	var err error
 	if f.history != nil {
+		var cols db.DailyColumns
 		err = f.history.EachDailyHistory(ctx, day, historyDays+1, func(code market.Code, bars []market.Bar) error {
-			return keep(code.String(), bars)
+			cols = db.DailyColumns{Days: cols.Days[:0], High: cols.High[:0], Low: cols.Low[:0], Close: cols.Close[:0], Volume: cols.Volume[:0]}
+			for _, b := range bars {
+				cols.Days = append(cols.Days, b.Day)
+				cols.High, cols.Low, cols.Close = append(cols.High, b.High), append(cols.Low, b.Low), append(cols.Close, b.Close)
+				cols.Volume = append(cols.Volume, b.Volume)
+			}
+			d.hist.add(code.String(), cols)
+			return nil
 		})
 	} else {
-		err = f.store.EachDailySeries(ctx, from.Start().Unix(), keep)
+		from := day
+		for range historyDays {
+			from = f.cal.Prev(from)
+		}
+		err = f.store.EachDailyColumns(ctx, from.Start().Unix(), func(code string, c db.DailyColumns) error {
+			d.hist.add(code, c)
+			return nil
+		})
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	static := map[string]staticFields{}
+	d.hist.finish()
+	nan := math.NaN()
 	get := func(code string) staticFields {
-		if s, ok := static[code]; ok {
+		if s, ok := d.static[code]; ok {
 			return s
 		}
-		nan := math.NaN()
-		return staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, hotRank: nan, hotHeat: nan, microVolRatio: nan, volAcc: nan}
+		return staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
 	}
-	if _, _, chips, err := f.store.Chips(ctx, db.ChipQuery{Window: 120, Limit: 100_000}); err == nil {
+	if chipDay, _, chips, err := f.store.Chips(ctx, db.ChipQuery{Window: chipWindow, Limit: 100_000}); err == nil {
+		d.chipDay = chipDay
 		for _, c := range chips {
 			s := get(c.Code)
 			s.avgCost, s.profitRatio, s.conc70, s.conc90 = c.AvgCost, c.ProfitRatio, c.Concentration70, c.Concentration90
-			static[c.Code] = s
+			d.static[c.Code] = s
 		}
 	} else if market.KindOf(err) != market.KindNotFound {
-		return nil, nil, err
+		return nil, err
 	}
 	signals, err := f.store.LatestSignals(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, sig := range signals {
 		s := get(sig.Code)
 		s.microVolRatio, s.volAcc = sig.MicroVolRatio, sig.VolAcc
-		static[sig.Code] = s
+		d.static[sig.Code] = s
 	}
 	if f.membership != nil {
 		ind, con, err := f.membership.Membership(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for code, name := range ind {
 			s := get(code)
 			s.industry = name
-			static[code] = s
+			d.static[code] = s
 		}
 		for code, names := range con {
 			s := get(code)
 			s.concepts = names
-			static[code] = s
+			d.static[code] = s
 		}
 	}
-	if f.hot != nil {
-		ranks, err := f.hot.LatestHotRanks(ctx)
-		if err == nil {
-			for code, h := range ranks {
-				s := get(code)
-				s.hotRank, s.hotHeat = float64(h.Rank), h.Heat
-				static[code] = s
-			}
-		}
-	}
-	return daily, static, nil
+	return d, nil
 }
 
 // indicatorBuf reuses the indicator slices across stocks.
 type indicatorBuf struct {
-	close, vol, out, ema12, ema26 []float64
-	macd                          indicator.MACDSeries
+	close, vol, high, low, out, ema12, ema26 []float64
+	macd                                     indicator.MACDSeries
 }
 
 // indicators fills a row's daily fields from its history plus, when the
 // quote is of a later day than the history (a session running), today's
 // price and volume as the last bar.
-func (b *indicatorBuf) indicators(r *Row, h *stockHistory, q market.Quote) {
+func (b *indicatorBuf) indicators(r *Row, h series, q market.Quote) {
 	nan := math.NaN()
 	r.MA5, r.MA10, r.MA20, r.MA60, r.EMA12, r.EMA26, r.MACDDIF, r.MACDDEA, r.MACDHist = nan, nan, nan, nan, nan, nan, nan, nan, nan
 	r.VolMA5, r.VolMA20, r.Pct5D, r.Pct20D, r.High20, r.Low20, r.TrendStrength = nan, nan, nan, nan, nan, nan, nan
-	if h == nil || len(h.close) == 0 {
+	if len(h.close) == 0 {
 		return
 	}
 	b.close = append(b.close[:0], h.close...)
-	b.vol = append(b.vol[:0], h.v...)
+	b.vol = append(b.vol[:0], h.vol...)
 	highs, lows := h.high, h.low
-	if !q.At.IsZero() && market.DayOf(q.At) > h.days[len(h.days)-1] && q.Price > 0 && q.Volume > 0 {
+	if !q.At.IsZero() && market.DayOf(q.At) > h.last && q.Price > 0 && q.Volume > 0 {
 		b.close = append(b.close, q.Price)
 		b.vol = append(b.vol, float64(q.Volume))
-		highs, lows = append(append([]float64(nil), highs...), q.High), append(append([]float64(nil), lows...), q.Low)
+		b.high, b.low = append(append(b.high[:0], highs...), q.High), append(append(b.low[:0], lows...), q.Low)
+		highs, lows = b.high, b.low
 	}
 	n := len(b.close)
 	mean := func(xs []float64, k int) float64 {
