@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -9,9 +8,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"mdqs/market"
-	"mdqs/upstream/upstreamtest"
 )
 
 // BenchmarkTop50Ratio is the cached ranking, chiefly at ?top=50 (50 KB, 4.5 KB
@@ -33,15 +29,7 @@ import (
 // MDQS_BENCH_AA=1 the bare handler stands in for mdqs too: the ratio must
 // then read 1.0 within the machine's noise, a check of the method itself.
 func BenchmarkTop50Ratio(b *testing.B) {
-	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
-	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
-	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))
-	h.addClient("c", "secret-c", clientOpts{})
-	tok := h.token("c", "secret-c")
-	e, _, err := h.api.Rankings.Get(context.Background(), 20261123, false)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, tok, e := top50Bench(b)
 	full := h.api.Handler()
 	ts := strconv.FormatInt(h.clock.Now().Unix(), 10)
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mdqs/market"
+	"mdqs/ranking"
 	"mdqs/upstream/upstreamtest"
 )
 
@@ -24,15 +25,7 @@ import (
 // "inproc" calls the handlers directly; "loopback" goes through net/http
 // over 127.0.0.1 as a script would.
 func BenchmarkTop50(b *testing.B) {
-	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
-	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
-	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))
-	h.addClient("c", "secret-c", clientOpts{})
-	tok := h.token("c", "secret-c")
-	e, _, err := h.api.Rankings.Get(context.Background(), 20261123, false)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, tok, e := top50Bench(b)
 	body := e.Full.JSON
 	full := h.api.Handler()
 	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -103,4 +96,19 @@ func BenchmarkTop50(b *testing.B) {
 	}
 	b.Run("loopback/top50", func(b *testing.B) { loopback(b, full, true) })
 	b.Run("loopback/bare", func(b *testing.B) { loopback(b, bare, false) })
+}
+
+// top50Bench is a harness with a real-market-size ranking cached (90
+// industries, 450 concepts), a client's token, and the cached entry.
+func top50Bench(b *testing.B) (*harness, string, *ranking.Entry) {
+	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
+	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
+	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))
+	h.addClient("c", "secret-c", clientOpts{})
+	tok := h.token("c", "secret-c")
+	e, _, err := h.api.Rankings.Get(context.Background(), 20261123, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, tok, e
 }
