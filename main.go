@@ -188,18 +188,17 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		return err
 	}
 	defer store.Close()
-	// A read-only database still serves what it holds; start-up writes
-	// below then only warn, and every write later answers 503.
-	startupWrite := func(what string, err error) error {
-		if err == nil || !store.ReadOnly() {
-			return err
-		}
-		log.Warn(what+" skipped: the database is read-only", "err", err)
-		return nil
-	}
+	// A read-only database still serves what it holds, and so does one
+	// whose write lock another process holds: start-up writes below then
+	// warn (and wait for the lock in the background), and writes answer 503.
+	startup := newStartupWrites(store, log)
 	if store.ReadOnly() {
 		log.Warn("database opened read-only (no write permission on the file or its folder): reads are served, writes answer 503 'database not writable'",
 			"db", db.Redact(cfg.DBPath()))
+	}
+	if n := store.WALPending(); n > 0 {
+		log.Warn("the database's -wal file holds committed transactions not yet in the file (a writer stopped without closing it): they are read through its -shm",
+			"db", db.Redact(cfg.DBPath()), "pages", n)
 	}
 
 	tm, err := startTeam(ctx, cfg, store, log)
@@ -231,7 +230,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if hooks.demoKDF != nil {
 		demoKDF = *hooks.demoKDF
 	}
-	if err := startupWrite("demo client", seedDemo(ctx, cfg, store, clock, log, demoKDF)); err != nil {
+	if err := startup.do(ctx, "demo client", func(ctx context.Context) error {
+		return seedDemo(ctx, cfg, store, clock, log, demoKDF)
+	}); err != nil {
 		return err
 	}
 	if err := checkClients(ctx, cfg, store, clock, log); err != nil {
@@ -391,7 +392,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Alerts:   alerts,
 		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
-		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
+		UpstreamWait: cfg.Server.UpstreamWait.Duration,
+		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
 			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses())
 		},
@@ -408,8 +410,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		ReadTimeout:       cfg.Server.ReadTimeout.Duration,
 		WriteTimeout:      cfg.Server.WriteTimeout.Duration,
 		IdleTimeout:       cfg.Server.IdleTimeout.Duration,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Above the API's bounds, so that a head over them gets an answer
+		// saying what to shorten; api.Listener makes net/http's own
+		// answers beyond this one the envelope too.
+		MaxHeaderBytes: api.ReadHeaderLimit,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	httpSrv.RegisterOnShutdown(hub.Close)
 	if wait := authCfg.StartedAt.Sub(clock.Now()); wait > 0 {
@@ -425,12 +430,14 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	runner.Start(ctx)
 	defer runner.Stop()
-	if err := startupWrite("screen queue", screens.Start(ctx)); err != nil {
+	if err := startup.do(ctx, "screen queue", screens.Start); err != nil {
 		return err
 	}
 	defer screens.Stop()
+	startup.start(ctx)
+	defer startup.stop() // before screens.Stop: a postponed start must not race it
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
+	go func() { serveErr <- httpSrv.Serve(api.Listener(ln)) }()
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
 		"config", from, "version", env.Version, "signature", cfg.Auth.Signature, "instance", tm.name, "leader", tm.lead.IsLeader(),
 		"redis", tm.redisAddr())

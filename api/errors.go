@@ -32,6 +32,10 @@ func statusOf(k market.Kind) int {
 		return http.StatusTooManyRequests
 	case market.KindUnavailable:
 		return http.StatusServiceUnavailable
+	case market.KindHeaderTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
+	case market.KindURITooLong:
+		return http.StatusRequestURITooLong
 	default:
 		return http.StatusInternalServerError
 	}

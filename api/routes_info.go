@@ -27,16 +27,16 @@ type InfoDeps struct {
 // (spec 4.6-4.8). Reads need the family's scope; the POSTs that change
 // data need admin.
 func (s *Server) infoRoutes() {
-	s.protected(http.MethodGet, "/v1/api/hot_rank", auth.ScopeHotRank, s.handleHotRank)
+	s.protected(http.MethodGet, "/v1/api/hot_rank", auth.ScopeHotRank, s.waits(s.handleHotRank))
 	s.protected(http.MethodPost, "/v1/api/hot_rank/import", auth.ScopeAdmin, s.handleHotRankImport)
-	s.protected(http.MethodGet, "/v1/api/hot_rank/detail", auth.ScopeHotRank, s.handleHotRankDetail)
-	s.protected(http.MethodGet, "/v1/api/hot_rank_list", auth.ScopeHotRank, s.handleHotRankList)
+	s.protected(http.MethodGet, "/v1/api/hot_rank/detail", auth.ScopeHotRank, s.waits(s.handleHotRankDetail))
+	s.protected(http.MethodGet, "/v1/api/hot_rank_list", auth.ScopeHotRank, s.waits(s.handleHotRankList))
 
-	s.protected(http.MethodGet, "/v1/api/news/list", auth.ScopeNews, s.handleNewsList)
-	s.protected(http.MethodGet, "/v1/api/news/view", auth.ScopeNews, s.handleNewsView)
+	s.protected(http.MethodGet, "/v1/api/news/list", auth.ScopeNews, s.waits(s.handleNewsList))
+	s.protected(http.MethodGet, "/v1/api/news/view", auth.ScopeNews, s.waits(s.handleNewsView))
 	s.protected(http.MethodPost, "/v1/api/update-news", auth.ScopeAdmin, s.handleUpdateNews)
 
-	s.protected(http.MethodGet, "/v1/api/financial-reports", auth.ScopeFinance, s.handleFinancialReports)
+	s.protected(http.MethodGet, "/v1/api/financial-reports", auth.ScopeFinance, s.waits(s.handleFinancialReports))
 }
 
 // maxCodes bounds a comma-separated code list.

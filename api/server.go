@@ -65,6 +65,9 @@ type Deps struct {
 	// Stream serves GET /v1/api/stream; New has the rankings and
 	// movements publish to it. nil: streams answer 503.
 	Stream *stream.Hub
+	// UpstreamWait bounds how long a request waits on upstream fetches
+	// (server.upstream_wait; see waits). 0: no bound of its own.
+	UpstreamWait time.Duration
 }
 
 // Server holds the dependencies of every handler.
@@ -147,12 +150,20 @@ func (s *Server) Handler() http.Handler {
 	if s.Instance.Name != "" {
 		instance = []string{s.Instance.Name}
 	}
+	// A head over the bounds is answered before routing, as unmatched.
+	tooLarge := s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, checkHead(r))
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h["X-Content-Type-Options"] = nosniff
 		h["Cache-Control"] = noStore
 		if instance != nil {
 			h["X-Mdqs-Instance"] = instance
+		}
+		if checkHead(r) != nil {
+			tooLarge.ServeHTTP(w, r)
+			return
 		}
 		s.router.ServeHTTP(w, r)
 	})
@@ -176,29 +187,29 @@ func (s *Server) routes() {
 
 	s.protected(http.MethodGet, "/v1/api/whoami", "", s.handleWhoami)
 
-	s.protected(http.MethodGet, "/v1/api/boards/top50", auth.ScopeMarket, s.handleTop50)
-	s.protected(http.MethodGet, "/v1/api/strategy/auction/today", auth.ScopeMarket, s.handleAuction)
-	s.protected(http.MethodGet, "/v1/api/market/stats/range", auth.ScopeMarket, s.handleStatsRange)
-	s.protected(http.MethodGet, "/v1/api/boards/industry", auth.ScopeMarket, s.handleBoards(market.Industry))
-	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.handleBoards(market.Concept))
-	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.handleMovements)
-	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.handleMovementEvents)
-	s.protected(http.MethodGet, "/v1/api/quotes", auth.ScopeMarket, s.handleQuotes)
+	s.protected(http.MethodGet, "/v1/api/boards/top50", auth.ScopeMarket, s.waits(s.handleTop50))
+	s.protected(http.MethodGet, "/v1/api/strategy/auction/today", auth.ScopeMarket, s.waits(s.handleAuction))
+	s.protected(http.MethodGet, "/v1/api/market/stats/range", auth.ScopeMarket, s.waits(s.handleStatsRange))
+	s.protected(http.MethodGet, "/v1/api/boards/industry", auth.ScopeMarket, s.waits(s.handleBoards(market.Industry)))
+	s.protected(http.MethodGet, "/v1/api/boards/concept", auth.ScopeMarket, s.waits(s.handleBoards(market.Concept)))
+	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.waits(s.handleMovements))
+	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.waits(s.handleMovementEvents))
+	s.protected(http.MethodGet, "/v1/api/quotes", auth.ScopeMarket, s.waits(s.handleQuotes))
 	s.protected(http.MethodGet, "/v1/api/stream", auth.ScopeMarket, s.handleStream)
 
-	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.handleKline)
-	s.protected(http.MethodGet, "/v1/api/kline/with_realtime", auth.ScopeKline, s.handleKlineWithRealtime)
-	s.protected(http.MethodGet, "/v1/api/kline/adjusted", auth.ScopeKline, s.handleKlineAdjusted)
-	s.protected(http.MethodGet, "/v1/api/corporate_actions", auth.ScopeKline, s.handleCorporateActions)
+	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.waits(s.handleKline))
+	s.protected(http.MethodGet, "/v1/api/kline/with_realtime", auth.ScopeKline, s.waits(s.handleKlineWithRealtime))
+	s.protected(http.MethodGet, "/v1/api/kline/adjusted", auth.ScopeKline, s.waits(s.handleKlineAdjusted))
+	s.protected(http.MethodGet, "/v1/api/corporate_actions", auth.ScopeKline, s.waits(s.handleCorporateActions))
 	s.protected(http.MethodPost, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertCreate)
 	s.protected(http.MethodGet, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertList)
 	s.protected(http.MethodDelete, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertDelete)
 	s.protected(http.MethodPost, "/v1/api/alerts/cancel", auth.ScopeScreener, s.handleAlertCancel)
 	s.protected(http.MethodGet, "/v1/api/alerts/events", auth.ScopeScreener, s.handleAlertEvents)
-	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.handleIntraday)
-	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.handleMACDBS)
-	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.handleMicroMomentum)
-	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.handleChipMetrics)
+	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.waits(s.handleIntraday))
+	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.waits(s.handleMACDBS))
+	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.waits(s.handleMicroMomentum))
+	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.handleChipMetrics))
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

@@ -28,8 +28,12 @@ type Collector struct {
 	base context.Context
 	stop context.CancelFunc
 
-	mu        sync.RWMutex
-	latest    map[key]Stored
+	mu     sync.RWMutex
+	latest map[key]Stored
+	// fetched is the last collection of each family and source, whatever
+	// its day: a source that has just shown another day than the one
+	// asked for is not asked again before the soft freshness passes.
+	fetched   map[key]Stored
 	flight    singleflight.Group
 	observers []Observer
 }
@@ -77,7 +81,8 @@ func NewCollector(store *db.Store, sources map[string]SectorSource, clock market
 		policy.Wait = DefaultWait
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}, base: base, stop: stop}
+	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}, fetched: map[key]Stored{},
+		base: base, stop: stop}
 }
 
 // Close cancels the collections still running (a reader may have stopped
@@ -130,6 +135,15 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 		return p
 	}
 	p.Tried = true
+	if last, ok := c.lastFetched(kind, source); ok && last.Day() != day {
+		if age := now.Sub(last.CollectedAt); age >= 0 && age < c.policy.Soft {
+			// The source showed another day a moment ago: asking again
+			// now would only fetch that again. Requests for the day cost
+			// the source (and the store) one collection per soft freshness.
+			p.Err = c.otherDay(kind, source, last.Day(), day)
+			return p
+		}
+	}
 	var fresh Stored
 	if p.Found {
 		fresh, err = c.collectWithin(ctx, kind, source, c.policy.Wait)
@@ -139,17 +153,31 @@ func (c *Collector) Current(ctx context.Context, kind market.SectorKind, source 
 	switch {
 	case err != nil:
 		p.Err = err
-	case fresh.Day() > day:
-		// Between the midnight after a session and the next window's
-		// opening, the source may already show the next day's call auction.
-		p.Err = market.Errorf(market.KindUnavailable, "%s now publishes %s data of %v (the next session has begun) and no %s collection of %v is stored",
-			source, kind, fresh.Day(), kind, day)
 	case fresh.Day() != day:
-		p.Err = market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, fresh.Day(), day)
+		p.Err = c.otherDay(kind, source, fresh.Day(), day)
 	default:
 		p.Stored, p.Found = fresh, true
 	}
 	return p
+}
+
+// otherDay is the error of a source whose data is of day got when day is
+// asked for.
+func (c *Collector) otherDay(kind market.SectorKind, source string, got, day market.Day) error {
+	if got > day {
+		// Between the midnight after a session and the next window's
+		// opening, the source may already show the next day's call auction.
+		return market.Errorf(market.KindUnavailable, "%s now publishes %s data of %v (the next session has begun) and no %s collection of %v is stored",
+			source, kind, got, kind, day)
+	}
+	return market.Errorf(market.KindUnavailable, "%s %s data is of %v, not %v", source, kind, got, day)
+}
+
+func (c *Collector) lastFetched(kind market.SectorKind, source string) (Stored, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	st, ok := c.fetched[key{kind, source}]
+	return st, ok
 }
 
 // replayOver is the close of a day that is over by a new calendar day, from
@@ -203,6 +231,7 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 	if !ok {
 		return Stored{}, market.Errorf(market.KindInvalid, "source %s is not configured on this server", source)
 	}
+	start := time.Now()
 	ch := c.flight.DoChan(string(kind)+"/"+source, func() (any, error) {
 		// A caller that gives up must not cancel the collection the others
 		// are waiting for; only Close does.
@@ -229,7 +258,10 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 	case <-timeout:
 		return Stored{}, market.Errorf(market.KindUnavailable, "the %s %s collection is taking longer than %v; it goes on in the background", source, kind, wait)
 	case <-ctx.Done():
-		return Stored{}, market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for the %s %s collection", source, kind)
+		// The request's own bound (server.upstream_wait) or its client
+		// leaving: either way the source has not answered yet.
+		return Stored{}, market.Wrap(market.KindUnavailable, ctx.Err(), "%s %s snapshot: no answer within %v; the collection goes on in the background",
+			source, kind, time.Since(start).Round(100*time.Millisecond))
 	}
 }
 
@@ -243,10 +275,19 @@ func (c *Collector) keep(ctx context.Context, kind market.SectorKind, source str
 		snap.At = c.sessionInstant(c.clock.Now())
 	}
 	st := Stored{SectorSnapshot: snap, CollectedAt: c.clock.Now()}
-	if _, err := c.store.SaveSnapshot(ctx, snap, st.CollectedAt); err != nil {
+	// The same data as the latest stored collection (a source that has
+	// not moved, or is stuck on a past session) is not stored again.
+	_, added, err := c.store.SaveCollection(ctx, snap, st.CollectedAt)
+	if err != nil {
 		return Stored{}, err
 	}
 	c.remember(kind, source, st)
+	c.mu.Lock()
+	c.fetched[key{kind, source}] = st
+	c.mu.Unlock()
+	if !added {
+		return st, nil // nothing new for the observers either
+	}
 	for _, o := range c.observers {
 		if err := o(ctx, st); err != nil {
 			c.log.Warn("collection observer failed", "kind", kind, "source", source, "err", err)

@@ -92,6 +92,12 @@ type Server struct {
 	WriteTimeout      Duration `toml:"write_timeout"`
 	IdleTimeout       Duration `toml:"idle_timeout"`
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
+	// UpstreamWait bounds how long a request waits on upstream fetches
+	// (sector collections, K-line, intraday and quote fetches): then it
+	// answers 503 naming the source, while the fetch goes on in the
+	// background to fill the store. At most 3/4 of write_timeout, so the
+	// answer is written before the write deadline.
+	UpstreamWait Duration `toml:"upstream_wait"`
 	// Instance names this process in health answers, metrics and logs
 	// when several serve one store; empty: HOST:PORT of addr on this host.
 	Instance string `toml:"instance"`
@@ -333,6 +339,7 @@ func (c Config) Validate() error {
 		{"server.write_timeout", c.Server.WriteTimeout},
 		{"server.idle_timeout", c.Server.IdleTimeout},
 		{"server.shutdown_timeout", c.Server.ShutdownTimeout},
+		{"server.upstream_wait", c.Server.UpstreamWait},
 		{"auth.max_clock_skew", c.Auth.MaxClockSkew},
 		{"auth.token_purge_interval", c.Auth.TokenPurgeInterval},
 		{"auth.revocation_check", c.Auth.RevocationCheck},
@@ -340,6 +347,10 @@ func (c Config) Validate() error {
 		if d.d.Duration <= 0 {
 			bad(d.key, "must be a positive duration such as \"10s\"")
 		}
+	}
+	if w := c.Server.WriteTimeout.Duration; c.Server.UpstreamWait.Duration > w-w/4 {
+		bad("server.upstream_wait", "%s is too close to server.write_timeout (%s): want at most %s, so a request that gives up on an upstream still gets its answer written",
+			c.Server.UpstreamWait.Duration, w, w-w/4)
 	}
 	if c.Auth.TokenTTLHours < 1 || c.Auth.TokenTTLHours > 24*366 {
 		bad("auth.token_ttl_hours", "want 1..8784, got %d", c.Auth.TokenTTLHours)

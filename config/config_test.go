@@ -90,6 +90,10 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[cache]\nredis_prefix = \"\"", "cache.redis_prefix"},
 		{"[cache]\nredis_prefix = \"my team:\"", "cache.redis_prefix"},
 		{"[server]\nleader_poll = \"10ms\"", "server.leader_poll"},
+		{"[server]\nupstream_wait = \"0s\"", "server.upstream_wait"},
+		{"[server]\nupstream_wait = \"50s\"", "server.upstream_wait"},                         // write_timeout is 60s
+		{"[server]\nwrite_timeout = \"20s\"", "server.upstream_wait"},                         // the shipped 20s wait no longer fits
+		{"[server]\nwrite_timeout = \"2m\"\nupstream_wait = \"95s\"", "server.upstream_wait"}, // 3/4 of 2m is 90s
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))

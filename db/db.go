@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -65,6 +66,16 @@ type Store struct {
 	r        *sql.DB // SQLite: query_only readers (PostgreSQL: both are one pool)
 	schema   int     // user_version after migration
 	readOnly bool    // opened read-only: every write fails as unavailable
+	// walPending is what a read-only open found in the -wal file beyond
+	// the main file (WALPending).
+	walPending int
+	// busy is the SQLite writer's busy_timeout; lockHeld is set once a
+	// write waited that long for another process's write lock in vain,
+	// and cleared by the next write that gets the lock: meanwhile writes
+	// try the lock without waiting and answer at once, instead of each
+	// queueing busy_timeout behind the last on the one writer connection.
+	busy     time.Duration
+	lockHeld atomic.Bool
 	// writeLock is the advisory lock key of this store's write transactions
 	// on PostgreSQL: one per schema, so stores sharing a server (a test's
 	// schema each) do not wait on each other.
@@ -128,17 +139,31 @@ func Open(ctx context.Context, target string, opt Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	s := &Store{path: path, w: w}
+	s := &Store{path: path, w: w, busy: opt.BusyTimeout}
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
+		if isBusy(err) {
+			// Not even a read: the holder has the file to itself
+			// (locking_mode=EXCLUSIVE, or a rollback-journal writer).
+			return nil, fmt.Errorf("db: open %w, which keeps even readers out: wait for it to finish or stop it, then start again",
+				lockedBy(path, err))
+		}
 		return nil, fmt.Errorf("db: open %s: %w", path, describeOpenError(err))
 	}
 	if s.schema, err = migrate(ctx, w, migrations); err != nil {
 		w.Close()
+		if isBusy(err) {
+			return nil, fmt.Errorf("db: %w, and the file needs its schema migrated before it can be served: "+
+				"wait for it to finish or stop it, then start again (%v)", lockedBy(path, err), err)
+		}
 		return nil, err
 	}
 	if err := s.claimMarket(ctx, opt.Market); err != nil {
 		w.Close()
+		if isBusy(err) {
+			return nil, fmt.Errorf("db: %w, and the file must record the market it holds before it can be served: "+
+				"wait for it to finish or stop it, then start again", lockedBy(path, err))
+		}
 		return nil, err
 	}
 	r, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, "_pragma=query_only(1)"))
@@ -212,9 +237,9 @@ func (s *Store) writeTxn(ctx context.Context, fn func(t *txn) error) error {
 		return classify(err, "begin")
 	}
 	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, conn)
 	if err != nil {
-		return classify(err, "begin")
+		return err
 	}
 	defer tx.Rollback()
 	if s.dialect == postgresDialect {

@@ -59,14 +59,27 @@ func folderWritable(dir string) bool {
 // disk remounted read-only): both pools open with mode=ro, every write
 // fails with SQLITE_READONLY and reaches clients as 503 "database not
 // writable". Nothing is migrated, so the file must be at this binary's
-// schema version. In a read-only folder the file is opened immutable,
-// which ignores a -wal file a crash may have left; the server checkpoints
-// it away at every clean stop.
+// schema version. In a read-only folder the file is opened immutable (no
+// -shm can be made there), unless a -wal file left by a process that
+// stopped without closing the store holds committed transactions the file
+// lacks: immutable would silently serve the older data, so the file is
+// then read through the -shm left beside it (SQLite reads a WAL with a
+// read-only -shm), and refused when there is none.
 func openReadOnly(ctx context.Context, path string, migrations []migration, opt Options, a access) (*Store, error) {
 	opt = opt.withDefaults()
 	uri := fileURI(path) + "?mode=ro"
+	pending := 0
 	if a == readOnlyFolder {
-		uri += "&immutable=1"
+		var err error
+		if pending, err = walPending(path); err != nil {
+			return nil, fmt.Errorf("db: read %s-wal: %w", path, err)
+		}
+		if _, err := os.Stat(path + "-shm"); pending > 0 && err != nil {
+			return nil, walError(path, pending)
+		}
+		if pending == 0 {
+			uri += "&immutable=1"
+		}
 	}
 	open := func(conns int) (*sql.DB, error) {
 		d, err := sql.Open("sqlite", dsn(uri, opt.BusyTimeout))
@@ -81,13 +94,19 @@ func openReadOnly(ctx context.Context, path string, migrations []migration, opt 
 	if err != nil {
 		return nil, fmt.Errorf("db: open %s read-only: %w", path, err)
 	}
-	s := &Store{path: path, w: w, readOnly: true}
-	if err := w.PingContext(ctx); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("db: open %s read-only: %w", path, err)
+	s := &Store{path: path, w: w, readOnly: true, walPending: pending}
+	err = w.PingContext(ctx)
+	if err == nil {
+		err = w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&s.schema)
 	}
-	if err := w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&s.schema); err != nil {
+	if err != nil {
 		w.Close()
+		if pending > 0 {
+			return nil, fmt.Errorf("db: %s-wal holds %d page(s) of committed transactions not in the file yet, and reading them "+
+				"through %s-shm in a folder this process may not write failed (%w): open it once with write access to the folder "+
+				"(mdqs serve, or sqlite3 %s 'PRAGMA wal_checkpoint(TRUNCATE)', as its owner), which copies them into the file",
+				path, pending, path, err, path)
+		}
 		return nil, fmt.Errorf("db: %s is not readable as a database: %w", path, err)
 	}
 	latest := migrations[len(migrations)-1].version
@@ -124,3 +143,8 @@ func fileURI(path string) string {
 	}
 	return "file:" + strings.ReplaceAll(p, "%", "%25")
 }
+
+// WALPending is, for a file opened read-only in a folder this process may
+// not write, the pages of committed transactions its -wal file holds
+// beyond the main file (read through the -shm left beside it); 0 otherwise.
+func (s *Store) WALPending() int { return s.walPending }

@@ -6,15 +6,20 @@
 //	go test ./faulttest                     # the fast ones, in the normal suite (about 10 s)
 //	go test -tags faults -v ./faulttest     # also the slow ones and the open findings
 //
-// Normal suite: TestUpstreamFaultsServeStaleData and
-// TestNoUpstreamAtAllIsAClearError run the server in-process, built as
-// `mdqs serve` builds it, on a clock pinned inside a trading session so the
-// ranking collects; TestDiskFull runs the real binary on a small tmpfs (it
-// needs root or CAP_SYS_ADMIN and skips without).
+// Normal suite: TestUpstreamFaultsServeStaleData,
+// TestNoUpstreamAtAllIsAClearError and
+// TestHangingUpstreamAnswersWithinUpstreamWait run the server in-process,
+// built as `mdqs serve` builds it, on a clock pinned inside a trading
+// session so the ranking collects; TestDiskFull runs the real binary on a
+// small tmpfs (it needs root or CAP_SYS_ADMIN and skips without).
 //
 // Tag faults: TestKill9MidImport (the real binary, SIGKILL during a
 // 3,000-file import; -kill.files, -kill.bars), TestReadOnlyDatabase (the
-// binary as uid 65534 over a root-owned database; needs root) and
+// binary as uid 65534 over a root-owned database; needs root),
 // TestHungUpstreamWithShippedTimeouts (push2 hanging with the shipped
-// timeouts; about 95 s). The last two fail until their findings are fixed.
+// timeouts), TestFailingRebuildsDoNotGrowTheStore (the binary, 300
+// failing top50?refresh=true requests, or -growth.for=1m of them) and
+// TestHangingUpstreamAnswersWithinTheBound (the binary, every upstream
+// hanging with the shipped timeouts, 40 K-line readers and top50 in auto
+// mode; about 20 s).
 package faulttest

@@ -116,9 +116,10 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Calendar: cal, Log: log, Clock: clock, MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: "faulttest",
-		CacheStats: []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
-		Sources:    func() []upstream.Status { return src.Statuses() },
-		SourceMode: cfg.Sources.Default,
+		UpstreamWait: cfg.Server.UpstreamWait.Duration,
+		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
+		Sources:      func() []upstream.Status { return src.Statuses() },
+		SourceMode:   cfg.Sources.Default,
 	})
 	// The HTTP server's timeouts as serve sets them: a handler that runs
 	// past write_timeout loses its answer.

@@ -30,9 +30,9 @@ func FromConfig(cfg config.Config, store *db.Store, src Sources, cal *market.Cal
 		}
 		watch = append(watch, code)
 	}
+	bars, name := src.Bars()
 	intraday := NewIntraday(src.Trends(), cal, window, clock,
 		IntradayConfig{Watch: watch, MaxWatched: cfg.Kline.MaxWatched, RefreshAge: cfg.Kline.Refresh.Duration,
-			Shared: shared, Log: log})
-	bars, name := src.Bars()
+			Shared: shared, Log: log, Source: name})
 	return NewService(store, bars, name, intraday, cal, clock, Config{Window: window, MaxRows: cfg.Kline.MaxRows}, log), nil
 }

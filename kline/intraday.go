@@ -1,6 +1,7 @@
 package kline
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"log/slog"
@@ -34,6 +35,7 @@ type Intraday struct {
 	series map[market.Code]*list.Element // of *intradaySeries, most recent use first
 	lru    *list.List
 	flight singleflight.Group
+	source string // the source's name, for errors
 }
 
 type intradaySeries struct {
@@ -53,6 +55,8 @@ type IntradayConfig struct {
 	// another holds.
 	Shared cache.Shared
 	Log    *slog.Logger // for an unreadable shared entry; nil: discarded
+	// Source names the source in errors (push2his, demo).
+	Source string
 }
 
 // sharedSeries is a series as the instances share it; its version is the
@@ -73,7 +77,7 @@ func NewIntraday(src TrendSource, cal *market.Calendar, window market.Window, cl
 	}
 	in := &Intraday{src: src, cal: cal, window: window, clock: clock, age: cfg.RefreshAge, max: max(cfg.MaxWatched, len(cfg.Watch)),
 		tier:   cache.NewTier[sharedSeries](cfg.Shared, "intraday:", log),
-		pinned: map[market.Code]bool{}, series: map[market.Code]*list.Element{}, lru: list.New()}
+		pinned: map[market.Code]bool{}, series: map[market.Code]*list.Element{}, lru: list.New(), source: cmp.Or(cfg.Source, "the source")}
 	for _, c := range cfg.Watch {
 		in.pinned[c] = true
 	}
@@ -133,8 +137,12 @@ func (in *Intraday) due(s *intradaySeries) bool {
 	return s.fetched.Before(lastClose) && !now.Before(lastClose)
 }
 
+// fetch asks the source for a code's series; concurrent callers share
+// one fetch, which goes on for whoever asks next when a caller stops
+// waiting (its context ends: server.upstream_wait, or the client left).
 func (in *Intraday) fetch(ctx context.Context, code market.Code) (Session, error) {
-	v, err, _ := in.flight.Do(code.String(), func() (any, error) {
+	start := time.Now()
+	ch := in.flight.DoChan(code.String(), func() (any, error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		bars, err := in.src.Trends(fctx, code, 2)
@@ -148,10 +156,16 @@ func (in *Intraday) fetch(ctx context.Context, code market.Code) (Session, error
 		in.keep(s)
 		return Session{Bars: s.bars, Fetched: s.fetched}, nil
 	})
-	if err != nil {
-		return Session{}, sourceErr(err, "intraday series of "+code.String())
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return Session{}, sourceErr(res.Err, "intraday series of "+code.String())
+		}
+		return res.Val.(Session), nil
+	case <-ctx.Done():
+		return Session{}, market.Wrap(market.KindUnavailable, ctx.Err(), "%s intraday series of %v: no answer within %v; the fetch goes on in the background",
+			in.source, code, time.Since(start).Round(100*time.Millisecond))
 	}
-	return v.(Session), nil
 }
 
 func (in *Intraday) keep(s *intradaySeries) {

@@ -181,6 +181,7 @@ func (s *Service) Ensure(ctx context.Context, code market.Code, freq market.Freq
 // ends; the fetch itself goes on for whoever asks next.
 func (s *Service) ensure(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day, wait time.Duration) error {
 	key := fmt.Sprintf("%v/%s/%d/%d", code, freq, from, to)
+	start := time.Now()
 	ch := s.flight.DoChan(key, func() (any, error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
@@ -211,7 +212,9 @@ func (s *Service) ensure(ctx context.Context, code market.Code, freq market.Freq
 	case <-timeout:
 		return market.Errorf(market.KindUnavailable, "%s %s bars of %v are taking longer than %v; the fetch goes on in the background", s.srcName, freq, code, wait)
 	case <-ctx.Done():
-		return market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for %s %s bars of %v", s.srcName, freq, code)
+		// The request's bound (server.upstream_wait) or its client leaving.
+		return market.Wrap(market.KindUnavailable, ctx.Err(), "%s %s bars of %v: no answer within %v; the fetch goes on in the background",
+			s.srcName, freq, code, time.Since(start).Round(100*time.Millisecond))
 	}
 }
 

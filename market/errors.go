@@ -24,6 +24,8 @@ const (
 	KindTooLarge
 	KindRateLimited
 	KindUnavailable
+	KindHeaderTooLarge // the request's header fields are over the server's bound
+	KindURITooLong     // the request target (path and query) is over the server's bound
 )
 
 var kindNames = [...]string{
@@ -37,6 +39,8 @@ var kindNames = [...]string{
 	KindTooLarge:         "too_large",
 	KindRateLimited:      "rate_limited",
 	KindUnavailable:      "unavailable",
+	KindHeaderTooLarge:   "header_too_large",
+	KindURITooLong:       "uri_too_long",
 }
 
 func (k Kind) String() string {
@@ -138,6 +142,10 @@ func DefaultMessage(k Kind) string {
 		return "too many requests"
 	case KindUnavailable:
 		return "service unavailable"
+	case KindHeaderTooLarge:
+		return "request header fields too large"
+	case KindURITooLong:
+		return "request URI too long"
 	default:
 		return "internal error"
 	}

@@ -341,8 +341,13 @@ func (s *Service) unavailable(what string, err error) error {
 	if err == nil {
 		err = errors.New("no answer")
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+	if errors.Is(err, context.Canceled) {
+		return err // the client left
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request's bound on upstream waits (server.upstream_wait).
+		return &market.Error{Kind: market.KindUnavailable, Message: market.DefaultMessage(market.KindUnavailable),
+			Detail: fmt.Sprintf("%s from %s: no answer within the request's upstream wait", what, s.cfg.Source), Err: err}
 	}
 	return &market.Error{Kind: market.KindUnavailable, Message: market.DefaultMessage(market.KindUnavailable),
 		Detail: fmt.Sprintf("%s from %s failed: %v", what, s.cfg.Source, err), Err: err, RetryAfter: upstream.RetryIn(err)}

@@ -159,12 +159,20 @@ func (s *Service) Get(ctx context.Context, day market.Day, refresh bool) (e *Ent
 		s.log.Warn("ranking rebuild failed; serving the previous one", "day", day, "err", err)
 		return old, true, nil
 	}
-	if fb, ferr := s.rebuild(ctx, day, false); ferr == nil {
+	// A rebuild that ran out of the request's time leaves it little to
+	// rank the stored collections with: that needs the store only.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storedWait)
+	defer cancel()
+	if fb, ferr := s.rebuild(sctx, day, false); ferr == nil {
 		s.log.Warn("ranking rebuild failed; serving one built from stored collections", "day", day, "err", err)
 		return fb, true, nil
 	}
 	return nil, false, err
 }
+
+// storedWait bounds the ranking of stored collections after a failed
+// rebuild: local reads only.
+const storedWait = 5 * time.Second
 
 // isStale: a ranking of a past day is final and never goes soft-stale; the
 // current day's is stale once older than the soft freshness.
@@ -190,9 +198,18 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 	if !collect {
 		key += "/stored"
 	}
-	v, err, _ := s.flight.Do(key, func() (any, error) {
+	ch := s.flight.DoChan(key, func() (any, error) {
+		// The build outlives a request that stops waiting (the others
+		// sharing it still wait), but not its wait: a request that can
+		// wait only so long on the upstreams (server.upstream_wait) has
+		// the build's collections give up waiting then, naming the source
+		// they wait for, while they go on in the background.
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 		defer cancel()
+		if d, ok := ctx.Deadline(); ok {
+			bctx, cancel = context.WithDeadline(bctx, d)
+			defer cancel()
+		}
 		r, final, err := s.build(bctx, day, collect)
 		if err != nil {
 			return nil, err
@@ -203,11 +220,33 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 		}
 		return e, nil
 	})
-	if err != nil {
-		return nil, err
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.(*Entry), nil
+	case <-ctx.Done():
 	}
-	return v.(*Entry), nil
+	// A build on this request's deadline stops waiting for its
+	// collections at the same moment and says which source it waited
+	// for: take its word when it comes at once.
+	t := time.NewTimer(namingGrace)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.(*Entry), nil
+	case <-t.C:
+		return nil, market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for the ranking of %v (the sector sources are slow); it is still being built", day)
+	}
 }
+
+// namingGrace is how long a request whose time is up still waits for the
+// rebuild it shares to report why it failed.
+const namingGrace = 200 * time.Millisecond
 
 // keep encodes a ranking and caches it until the hard expiry: the hard TTL
 // or the next midnight in Shanghai, whichever comes first (rule 6).

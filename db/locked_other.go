@@ -1,0 +1,8 @@
+//go:build !linux
+
+package db
+
+// lockHolder is not known here: only Linux lists every process's locks.
+func lockHolder(path string) int { return 0 }
+
+func processName(pid int) (name, command string) { return "", "" }
