@@ -21,5 +21,10 @@
 // failing top50?refresh=true requests, or -growth.for=1m of them) and
 // TestHangingUpstreamAnswersWithinTheBound (the binary, every upstream
 // hanging with the shipped timeouts, 40 K-line readers and top50 in auto
-// mode; about 20 s).
+// mode; about 20 s). Issue 20's other findings, each through the binary:
+// TestPoisonScreenBounded, TestReplayRefusedAfterRestart,
+// TestGuessingLimitedThroughTheBinary, TestOversizeRequestsAnswerTheEnvelope,
+// TestDemoServerCallsNoUpstream, TestWriteLockHeldByAnotherProcess,
+// TestExclusiveLockHolderIsNamed and TestReadOnlyFolderWithLeftoverWAL
+// (needs root).
 package faulttest
