@@ -288,3 +288,46 @@ func fiveMinuteEnds() []int {
 	}
 	return out
 }
+
+// TestRefreshReportsInFolderOrder: files are stored in the bars' key order
+// (000002.SZ, 430047.BJ, 601088.SH, 880006.SH), but the report lists
+// problems and flags in the folder's order, as it always has.
+func TestRefreshReportsInFolderOrder(t *testing.T) {
+	b, _, dir := newBridge(t)
+	ctx := context.Background()
+	if _, err := b.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	notADate := make([]byte, 32)
+	copy(notADate, []byte{0x01, 0x02, 0x03, 0x04})
+	counts := tdx.AppendDayRecord(nil, tdx.DayRecord{Date: 20261120, Open: 4500, Low: 1200})
+	for path, data := range map[string][]byte{
+		"vipdoc/sz/lday/sz000002.day": notADate,
+		"vipdoc/bj/lday/bj430047.day": notADate,
+		"vipdoc/sh/lday/sh601088.day": notADate,
+		"vipdoc/sh/lday/sh880006.day": counts,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := b.Refresh(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, p := range rep.Problems {
+		files = append(files, p.File)
+	}
+	for _, f := range rep.Flagged {
+		files = append(files, f.File)
+	}
+	want := []string{"vipdoc/bj/lday/bj430047.day", "vipdoc/sh/lday/sh601088.day", "vipdoc/sz/lday/sz000002.day", "vipdoc/sh/lday/sh880006.day"}
+	if strings.Join(files, " ") != strings.Join(want, " ") {
+		t.Fatalf("problems then flags of %v, want %v", files, want)
+	}
+}

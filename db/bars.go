@@ -84,16 +84,11 @@ func ingestBatches(ctx context.Context, t *txn, batches []BarBatch) (IngestCount
 	if t.dialect == postgresDialect {
 		return copyBatches(ctx, t, batches)
 	}
-	tx := t.Tx
+	w := barWriter{tx: t.Tx, upserts: map[upsertShape]*sql.Stmt{}, args: make([]any, 0, 3+rowsPerStatement*barColumns)}
+	defer w.close()
 	var total IngestCounts
-	stmts := map[int]*sql.Stmt{}
-	defer func() {
-		for _, st := range stmts {
-			st.Close()
-		}
-	}()
 	for _, b := range batches {
-		c, err := ingestBatch(ctx, tx, stmts, b)
+		c, err := w.ingest(ctx, b)
 		if err != nil {
 			return total, err
 		}
@@ -102,20 +97,45 @@ func ingestBatches(ctx context.Context, t *txn, batches []BarBatch) (IngestCount
 	return total, nil
 }
 
-func ingestBatch(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, b BarBatch) (IngestCounts, error) {
+// barWriter is one SQLite transaction's bar ingest: its statements,
+// prepared once each, and the argument slice they reuse.
+type barWriter struct {
+	tx      *sql.Tx
+	upserts map[upsertShape]*sql.Stmt
+	cover   *sql.Stmt
+	args    []any
+}
+
+func (w *barWriter) close() {
+	for _, st := range w.upserts {
+		st.Close()
+	}
+	if w.cover != nil {
+		w.cover.Close()
+	}
+}
+
+// ingest upserts one batch, rowsPerStatement rows per statement, and sets
+// its coverage. A batch's code, freq and source are bound once per
+// statement, and a chunk whose optional measures are all unknown (every
+// bar from the terminal's files) writes them as NULL literals, so each of
+// its rows binds 8 values, not 13: binding was a third of the insert's cost.
+func (w *barWriter) ingest(ctx context.Context, b BarBatch) (IngestCounts, error) {
 	c := IngestCounts{Bars: len(b.Bars)}
-	code, freq := b.Code.String(), FreqMinutes(b.Freq)
-	args := make([]any, 0, rowsPerStatement*barColumns)
 	for start := 0; start < len(b.Bars); start += rowsPerStatement {
 		chunk := b.Bars[start:min(start+rowsPerStatement, len(b.Bars))]
-		stmt, err := upsertStmt(ctx, tx, stmts, len(chunk))
+		shape := upsertShape{rows: len(chunk), measures: anyMeasure(chunk)}
+		stmt, err := w.upsert(ctx, shape)
 		if err != nil {
 			return c, err
 		}
-		args = args[:0]
+		args := append(w.args[:0], b.Code.String(), int64(FreqMinutes(b.Freq)), b.Source)
 		for _, x := range chunk {
-			args = append(args, code, freq, x.TS, int(x.Day), toPrice(x.Open), toPrice(x.High), toPrice(x.Low), toPrice(x.Close),
-				x.Volume, x.Amount, nullFloat(x.TurnoverRate), nullFloat(x.LargeOrderNet), b.Source)
+			args = append(args, x.TS, int64(x.Day), toPrice(x.Open), toPrice(x.High), toPrice(x.Low), toPrice(x.Close),
+				x.Volume, x.Amount)
+			if shape.measures {
+				args = append(args, nullFloat(x.TurnoverRate), nullFloat(x.LargeOrderNet))
+			}
 		}
 		res, err := stmt.ExecContext(ctx, args...)
 		if err != nil {
@@ -125,7 +145,44 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, b Bar
 		c.Written += int(n)
 	}
 	c.Unchanged = c.Bars - c.Written
-	return c, setCoverage(ctx, tx, b)
+	if b.Cover == nil {
+		return c, nil
+	}
+	if w.cover == nil {
+		st, err := w.tx.PrepareContext(ctx, coverageSQL)
+		if err != nil {
+			return c, classify(err, "prepare coverage")
+		}
+		w.cover = st
+	}
+	_, err := w.cover.ExecContext(ctx, coverageArgs(b)...)
+	return c, classify(err, "set coverage")
+}
+
+// upsert prepares (once per transaction and shape) the multi-row upsert
+// whose DO UPDATE runs only when a value differs: an identical row is
+// neither rewritten nor counted.
+func (w *barWriter) upsert(ctx context.Context, shape upsertShape) (*sql.Stmt, error) {
+	if st, ok := w.upserts[shape]; ok {
+		return st, nil
+	}
+	st, err := w.tx.PrepareContext(ctx, upsertSQL(shape))
+	if err != nil {
+		return nil, classify(err, "prepare bar upsert")
+	}
+	w.upserts[shape] = st
+	return st, nil
+}
+
+// anyMeasure reports a bar of bars with a known optional measure (turnover
+// rate, large-order net), which is then bound rather than written NULL.
+func anyMeasure(bars []market.Bar) bool {
+	for _, x := range bars {
+		if nullFloat(x.TurnoverRate).Valid || nullFloat(x.LargeOrderNet).Valid {
+			return true
+		}
+	}
+	return false
 }
 
 // setCoverage records a batch's coverage, if it sets one.
@@ -133,11 +190,16 @@ func setCoverage(ctx context.Context, tx *sql.Tx, b BarBatch) error {
 	if b.Cover == nil {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO bar_coverage(code, freq, first_day, last_day, source, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(code, freq) DO UPDATE SET first_day = excluded.first_day,
-		last_day = excluded.last_day, source = excluded.source, updated_at = excluded.updated_at`,
-		b.Code.String(), FreqMinutes(b.Freq), int(b.Cover.First), int(b.Cover.Last), b.Source, time.Now().UnixMilli())
+	_, err := tx.ExecContext(ctx, coverageSQL, coverageArgs(b)...)
 	return classify(err, "set coverage")
+}
+
+const coverageSQL = `INSERT INTO bar_coverage(code, freq, first_day, last_day, source, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(code, freq) DO UPDATE SET first_day = excluded.first_day,
+	last_day = excluded.last_day, source = excluded.source, updated_at = excluded.updated_at`
+
+func coverageArgs(b BarBatch) []any {
+	return []any{b.Code.String(), FreqMinutes(b.Freq), int(b.Cover.First), int(b.Cover.Last), b.Source, time.Now().UnixMilli()}
 }
 
 // barUpsert is the conflict clause of every bar insert: a row is rewritten
@@ -152,29 +214,33 @@ const barUpsert = ` ON CONFLICT(code, freq, ts) DO UPDATE SET trade_date = exclu
 	OR bars.amount IS DISTINCT FROM excluded.amount OR bars.turnover_rate IS DISTINCT FROM excluded.turnover_rate
 	OR bars.large_order_net IS DISTINCT FROM excluded.large_order_net`
 
-// upsertStmt prepares (once per transaction and row count) the multi-row
-// upsert whose DO UPDATE runs only when a value differs: an identical row
-// is neither rewritten nor counted.
-func upsertStmt(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, rows int) (*sql.Stmt, error) {
-	if st, ok := stmts[rows]; ok {
-		return st, nil
+// upsertShape is what a multi-row upsert's text depends on: its rows, and
+// whether the optional measures are bound (else NULL).
+type upsertShape struct {
+	rows     int
+	measures bool
+}
+
+// upsertSQL is the multi-row upsert of a shape. ?1, ?2 and ?3 are the
+// code, freq and source every row shares; each row's own values are the
+// anonymous parameters after them (SQLite numbers a ? one past the largest
+// number so far), in barWriter.ingest's order.
+func upsertSQL(shape upsertShape) string {
+	row := "(?1,?2,?3,?,?,?,?,?,?,?,?,NULL,NULL)"
+	if shape.measures {
+		row = "(?1,?2,?3,?,?,?,?,?,?,?,?,?,?)"
 	}
 	var q strings.Builder
-	q.WriteString(`INSERT INTO bars(code, freq, ts, trade_date, open, high, low, close, volume, amount, turnover_rate,
-		large_order_net, source) VALUES `)
-	for i := range rows {
+	q.WriteString(`INSERT INTO bars(code, freq, source, ts, trade_date, open, high, low, close, volume, amount,
+		turnover_rate, large_order_net) VALUES `)
+	for i := range shape.rows {
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		q.WriteString(row)
 	}
 	q.WriteString(barUpsert)
-	st, err := tx.PrepareContext(ctx, q.String())
-	if err != nil {
-		return nil, classify(err, "prepare bar upsert")
-	}
-	stmts[rows] = st
-	return st, nil
+	return q.String()
 }
 
 // BarQuery selects one series' bars.

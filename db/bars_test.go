@@ -75,3 +75,66 @@ func TestIngestIsIdempotentAndExact(t *testing.T) {
 		t.Fatalf("1m bars of a code with only daily bars: %d", n)
 	}
 }
+
+// TestIngestMixedMeasures: chunks of one batch whose optional measures are
+// all unknown and chunks with some known, in one transaction with a second
+// code's batch; then the measures change both ways. Every bar reads back
+// as written, in its own series, and only the changed ones count written.
+func TestIngestMixedMeasures(t *testing.T) {
+	s := dbtest.Open(t)
+	ctx := context.Background()
+	a, b := market.MustCode("600519.SH"), market.MustCode("000001.SZ")
+	bars := dayBars(260) // three statements: 100, 100 and 60 rows
+	for i := range bars {
+		bars[i].TurnoverRate = math.NaN()
+	}
+	bars[150].TurnoverRate, bars[151].LargeOrderNet = 0.5, -2e6 // the second chunk binds its measures
+	other := dayBars(30)
+	c, err := s.IngestBars(ctx, []db.BarBatch{
+		{Code: a, Freq: market.Daily, Source: "tdx", Bars: bars, Cover: &db.Span{First: bars[0].Day, Last: bars[259].Day}},
+		{Code: b, Freq: market.Min5, Source: "demo", Bars: other, Cover: &db.Span{First: other[0].Day, Last: other[29].Day}},
+	})
+	if err != nil || c.Written != 290 || c.Unchanged != 0 {
+		t.Fatalf("first ingest = %+v, %v", c, err)
+	}
+	check := func(code market.Code, freq market.Freq, want []market.Bar) {
+		t.Helper()
+		got, err := s.Bars(ctx, db.BarQuery{Code: code, Freq: freq})
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s %s: %d bars, %v; want %d", code, freq, len(got), err, len(want))
+		}
+		same := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+		for i, g := range got {
+			w := want[i]
+			if g.TS != w.TS || g.Day != w.Day || g.Open != w.Open || g.High != w.High || g.Low != w.Low || g.Close != w.Close ||
+				g.Volume != w.Volume || g.Amount != w.Amount || !same(g.TurnoverRate, w.TurnoverRate) || !same(g.LargeOrderNet, w.LargeOrderNet) {
+				t.Fatalf("%s %s bar %d = %+v, want %+v", code, freq, i, g, w)
+			}
+		}
+	}
+	check(a, market.Daily, bars)
+	check(b, market.Min5, other)
+	for _, x := range []struct {
+		code   market.Code
+		freq   market.Freq
+		source string
+	}{{a, market.Daily, "tdx"}, {b, market.Min5, "demo"}} {
+		if _, source, ok, err := s.Coverage(ctx, x.code, x.freq); err != nil || !ok || source != x.source {
+			t.Fatalf("Coverage(%s, %s) source %q, %v, %v", x.code, x.freq, source, ok, err)
+		}
+		for _, f := range []market.Freq{market.Daily, market.Min1, market.Min5} {
+			if n, _ := s.BarCount(ctx, x.code, f); (n != 0) != (f == x.freq) {
+				t.Fatalf("%s has %d %s bars", x.code, n, f)
+			}
+		}
+	}
+	// Known → unknown in the second chunk, unknown → known in the third.
+	changed := append([]market.Bar(nil), bars...)
+	changed[150].TurnoverRate = math.NaN()
+	changed[230].LargeOrderNet = 7
+	c, err = s.IngestBars(ctx, []db.BarBatch{{Code: a, Freq: market.Daily, Source: "tdx", Bars: changed}})
+	if err != nil || c.Written != 2 || c.Unchanged != 258 {
+		t.Fatalf("ingest with two changed measures = %+v, %v", c, err)
+	}
+	check(a, market.Daily, changed)
+}

@@ -1,6 +1,7 @@
 package tdx
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -142,30 +143,34 @@ func (bf *BarFile) settle(notAfter market.Day, dayFile func() (File, bool)) erro
 	return nil
 }
 
-// collectBars drains the iterator of the file's kind into a slice sized
-// from the file: bad is the joined record errors, err a read failure.
+// collectBars decodes the file's kind into a slice sized from the file, a
+// buffer of records at a time: bad is the joined record errors, err a read
+// failure.
 func collectBars(r io.Reader, meta File, s Scale, notAfter market.Day) (bars []market.Bar, partial *PartialRecordError, bad, err error) {
-	seq := DayBars(r, s, notAfter)
+	var decode func(dst []market.Bar, b []byte, off int64, bad func(int, *FormatError)) []market.Bar
 	if l, ok := LayoutOf(meta.Kind); ok {
-		seq = MinuteBars(r, l, s, notAfter)
-	} else if meta.Kind != KindDay {
+		m, err := newMinuteDecoder(l, s, notAfter)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		decode = m.decodeAll
+	} else if meta.Kind == KindDay {
+		decode = newDayDecoder(s, notAfter).decode
+	} else {
 		return nil, nil, nil, fmt.Errorf("%q is not a bar kind", meta.Kind)
 	}
 	bars = make([]market.Bar, 0, max(0, min(meta.Size/BarRecordSize, 1<<20)))
 	var errs errorList
-	for b, err := range seq {
-		switch e := err.(type) {
-		case nil:
-			bars = append(bars, b)
-		case *PartialRecordError:
-			e.File = meta.Path
-			partial = e
-		case *FormatError:
-			e.File = meta.Path
-			errs.add(e)
-		default:
-			return bars, partial, errs.err(), err
-		}
+	report := func(_ int, e *FormatError) {
+		e.File = meta.Path
+		errs.add(e)
 	}
-	return bars, partial, errs.err(), nil
+	_, err = eachChunk(r, BarRecordSize, func(off int64, chunk []byte) bool {
+		bars = decode(bars, chunk, off, report)
+		return true
+	})
+	if errors.As(err, &partial) {
+		partial.File, err = meta.Path, nil
+	}
+	return bars, partial, errs.err(), err
 }

@@ -139,23 +139,145 @@ func DayRecords(r io.Reader, notAfter market.Day) iter.Seq2[DayRecord, error] {
 // DayRecords, except that the scale's type relaxes the price rules: an
 // index, block or statistic index may close outside low..high (the terminal
 // shows such early-1990s index days), and a statistic index's values are
-// counts, which may be zero and in any order. It decodes directly rather
-// than wrapping DayRecords, since a nested iterator costs about half the
-// decoding time. The divisor is s.PriceDiv even where s.OlderDiv is set:
-// deciding between them takes the whole file (ReadBars, Terminal.Bars).
+// counts, which may be zero and in any order. It decodes a buffer of
+// records at a time (dayDecoder) and yields from there. The divisor is
+// s.PriceDiv even where s.OlderDiv is set: deciding between them takes the
+// whole file (ReadBars, Terminal.Bars).
 func DayBars(r io.Reader, s Scale, notAfter market.Day) iter.Seq2[market.Bar, error] {
 	return func(yield func(market.Bar, error) bool) {
-		s = s.norm()
-		c := newDayChecker(s, notAfter)
-		stopped, err := eachRecord(r, BarRecordSize, func(off int64, b []byte) bool {
-			rec := decodeDayRecord(b)
-			if why := c.check(rec); why != "" {
-				return yield(market.Bar{}, formatErr(off, "%s", why))
+		d := newDayDecoder(s, notAfter)
+		streamBars(r, yield, d.decode)
+	}
+}
+
+// dayDecoder turns .day records into bars a buffer at a time, in one loop
+// without a call per record: the checks of dayChecker and the conversion
+// of DayRecord.bar, with a fast path for the usual record, a later day of
+// the month of the good record before it with prices and amount that pass
+// the scale's rules. Such a record needs no calendar check (the month's
+// last day bounds it) and no date conversion (its 15:00 is the month's
+// base plus whole days). Every other record takes the per-record path,
+// dayChecker.check, which gives the reasons; the fuzz test FuzzDay holds
+// the two paths to the same bars and errors.
+type dayDecoder struct {
+	c dayChecker
+	s Scale // normalised
+	// last is the last date the fast path takes: the end of the month of
+	// the last good record, or notAfter if earlier; 0 (nothing) while that
+	// month's timestamps are not plain arithmetic. In that month, a date's
+	// bar closes at tsBase + date × 86400.
+	last   uint32
+	tsBase int64
+}
+
+func newDayDecoder(s Scale, notAfter market.Day) *dayDecoder {
+	s = s.norm()
+	return &dayDecoder{c: newDayChecker(s, notAfter), s: s}
+}
+
+// decode appends the bars of b, whole records starting at file offset off,
+// to dst, and reports each bad record to bad with the number of bars
+// before it in dst.
+func (d *dayDecoder) decode(dst []market.Bar, b []byte, off int64, bad func(at int, err *FormatError)) []market.Bar {
+	le := binary.LittleEndian
+	div, mul := d.s.PriceDiv, d.s.VolumeMul
+	counts, loose := d.c.counts, d.c.unordered
+	for i := 0; i+BarRecordSize <= len(b); i += BarRecordSize {
+		rec := b[i : i+BarRecordSize : i+BarRecordSize]
+		date := le.Uint32(rec[0:])
+		o, h, l, c := le.Uint32(rec[4:]), le.Uint32(rec[8:]), le.Uint32(rec[12:]), le.Uint32(rec[16:])
+		amount := math.Float32frombits(le.Uint32(rec[20:]))
+		vol := le.Uint32(rec[24:])
+		var ts int64
+		if date > d.c.prev && date <= d.last && // a later day of the same month
+			float64(amount) >= 0 && float64(amount) <= math.MaxFloat32 && // not NaN, infinite or negative
+			(counts || (l != 0 && (loose && o != 0 && h != 0 && c != 0 || l <= o && o <= h && l <= c && c <= h))) {
+			d.c.prev = date
+			ts = d.tsBase + int64(date)*86400
+		} else {
+			r := DayRecord{Date: date, Open: o, High: h, Low: l, Close: c, Amount: amount, Volume: vol}
+			if why := d.c.check(r); why != "" {
+				bad(len(dst), formatErr(off+int64(i), "%s", why))
+				continue
 			}
-			return yield(rec.bar(s), nil)
-		})
-		if !stopped && err != nil {
-			yield(market.Bar{}, err)
+			if ts = d.month(date); d.last == 0 {
+				ts = shanghaiUnix(market.Day(date), dailyCloseSec)
+			}
 		}
+		dst = append(dst, market.Bar{
+			Day:           market.Day(date),
+			TS:            ts,
+			Open:          float64(o) / div,
+			High:          float64(h) / div,
+			Low:           float64(l) / div,
+			Close:         float64(c) / div,
+			Volume:        int64(vol) * mul,
+			Amount:        float64(amount),
+			TurnoverRate:  market.Unknown(),
+			LargeOrderNet: market.Unknown(),
+		})
+	}
+	return dst
+}
+
+// month sets last and tsBase for the month of date, a valid date, and
+// returns date's timestamp when the month's are plain arithmetic. Before
+// 1992 China kept daylight saving time (changing at 02:00, in April or May
+// and in September), so a month of then is arithmetic only when its first
+// and last days close at the same offset from UTC; a month with a change
+// leaves last at 0, and its records take shanghaiUnix one by one.
+func (d *dayDecoder) month(date uint32) int64 {
+	day := market.Day(date)
+	first := market.Day(date - date%100 + 1)
+	n := uint32(daysIn(day.Year(), int(day.Month())))
+	start := shanghaiUnix(first, dailyCloseSec)
+	end := uint32(first) + n - 1
+	if day.Year() < 1992 && shanghaiUnix(market.Day(end), dailyCloseSec)-start != int64(n-1)*86400 {
+		d.last = 0
+		return 0
+	}
+	d.tsBase = start - int64(first)*86400
+	d.last = end
+	if na := uint32(d.c.notAfter); na != 0 && na < end {
+		d.last = na
+	}
+	return d.tsBase + int64(date)*86400
+}
+
+// streamBars yields what decode makes of r, buffer by buffer, bars and
+// errors in file order; a trailing partial record and a read error come
+// last.
+func streamBars(r io.Reader, yield func(market.Bar, error) bool,
+	decode func(dst []market.Bar, b []byte, off int64, bad func(int, *FormatError)) []market.Bar) {
+	type badAt struct {
+		at  int // bars before it
+		err *FormatError
+	}
+	bars := make([]market.Bar, 0, recordsPerRead)
+	var bads []badAt
+	report := func(at int, err *FormatError) { bads = append(bads, badAt{at, err}) }
+	stopped, err := eachChunk(r, BarRecordSize, func(off int64, chunk []byte) bool {
+		bads = bads[:0]
+		bars = decode(bars[:0], chunk, off, report)
+		next := 0
+		for _, b := range bads {
+			for ; next < b.at; next++ {
+				if !yield(bars[next], nil) {
+					return false
+				}
+			}
+			if !yield(market.Bar{}, b.err) {
+				return false
+			}
+		}
+		for ; next < len(bars); next++ {
+			if !yield(bars[next], nil) {
+				return false
+			}
+		}
+		return true
+	})
+	if !stopped && err != nil {
+		yield(market.Bar{}, err)
 	}
 }

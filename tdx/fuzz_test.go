@@ -113,6 +113,9 @@ func FuzzDay(f *testing.F) {
 				t.Fatalf("DayBars bar %d differs from DayRecords", i)
 			}
 		}
+		// The decoders' fast path agrees with the per-record checks.
+		checkDayPaths(t, data, 0)
+		checkDayPaths(t, data, 20230224)
 		// What was accepted must survive a re-encode unchanged.
 		again, errs := drain(t, func() iter.Seq2[DayRecord, error] { return DayRecords(bytes.NewReader(out), 0) }, 1)
 		if len(errs) != 0 || fmt.Sprint(again) != fmt.Sprint(recs) {
@@ -227,6 +230,8 @@ func FuzzMinute(f *testing.F) {
 			}
 			small = small && b.High < 1e5 // float32 keeps 2 decimals exactly only below ~131072
 		}
+		checkMinutePaths(t, data, layout, 0)
+		checkMinutePaths(t, data, layout, 20210325)
 		// A statistic index's minute values are counts: zeros and any order.
 		cs := ScaleFor(market.MustCode("880006.SH"))
 		cbars, cerrs := drain(t, func() iter.Seq2[market.Bar, error] { return MinuteBars(bytes.NewReader(data), layout, cs, 0) }, int(k))
