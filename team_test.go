@@ -145,7 +145,16 @@ func (u *teamUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	if strings.Contains(r.URL.Query().Get("fs"), "m:90") {
 		u.mu.Lock()
 		u.sectorReqs++
+		n := u.sectorReqs
 		u.mu.Unlock()
+		// A session's sectors move between collections, and a store keeps
+		// a collection only when it is new (issue 20): each answer here
+		// differs from the last, as the live feed's would.
+		for kind, list := range map[market.SectorKind][]market.Sector{
+			market.Industry: upstreamtest.Sectors("行业", 60), market.Concept: upstreamtest.Sectors("概念", 80)} {
+			list[0].Price += float64(n) / 100
+			u.sectors.SetSectors(kind, u.at, list)
+		}
 		u.sectors.Config.Handler.ServeHTTP(w, r)
 		return
 	}

@@ -194,14 +194,7 @@ const (
 // after 120 s).
 func TestHangingUpstreamAnswersWithinTheBound(t *testing.T) {
 	fake := upstreamtest.NewPush2(t)
-	hang := func() *upstreamtest.Faulty {
-		f := upstreamtest.NewFaulty(t, fake.URL)
-		f.SetDelay(10 * time.Minute)
-		f.Set(upstreamtest.Slow)
-		return f
-	}
-	// One proxy per upstream: each host has its own rate cap.
-	push2, push2his, akshare := hang(), hang(), hang()
+	push2, push2his, akshare := hanging(t, fake.URL), hanging(t, fake.URL), hanging(t, fake.URL)
 	p, c, _ := startLive(t, fmt.Sprintf(`[sources]
 default = "auto"
 [sources.push2]

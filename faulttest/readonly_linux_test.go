@@ -41,18 +41,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	}
 	for _, layout := range []string{"dir-read-only", "file-read-only"} {
 		t.Run(layout, func(t *testing.T) {
-			dir, err := os.MkdirTemp("", "mdqs-readonly-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			if err := os.Chmod(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			cfg := filepath.Join(dir, "config.toml")
-			if err := os.WriteFile(cfg, []byte(demoConfig), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir, cfg := rootOwnedFolder(t, "mdqs-readonly-")
 			dbDir := dir
 			if layout == "file-read-only" {
 				dbDir = filepath.Join(dir, "data")
@@ -165,4 +154,24 @@ func expectReadOnly503(t *testing.T, what string, r *client.Response) {
 		!strings.Contains(env.Detail, "not writable") {
 		t.Errorf("%s on a read-only database: %d %.300s; want a 503 saying the database is not writable", what, r.Status, r.Body)
 	}
+}
+
+// rootOwnedFolder is a 0755 folder outside the test's own (which nobody
+// else may enter) holding the demo configuration, for a server run as
+// another user; it is removed at cleanup.
+func rootOwnedFolder(t *testing.T, prefix string) (dir, config string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config = filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(config, []byte(demoConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, config
 }

@@ -39,13 +39,7 @@ func failureOf(r *client.Response) (env envelope, ok bool) {
 // series for its fetch's minute, past the write deadline.
 func TestHangingUpstreamAnswersWithinUpstreamWait(t *testing.T) {
 	fake := upstreamtest.NewPush2(t)
-	hang := func() *upstreamtest.Faulty {
-		f := upstreamtest.NewFaulty(t, fake.URL)
-		f.SetDelay(10 * time.Minute)
-		f.Set(upstreamtest.Slow)
-		return f
-	}
-	push2, push2his, akshare := hang(), hang(), hang()
+	push2, push2his, akshare := hanging(t, fake.URL), hanging(t, fake.URL), hanging(t, fake.URL)
 	const wait, slack = time.Second, 10 * time.Second
 	s := newInProcess(t, fmt.Sprintf(`[server]
 upstream_wait = %q
@@ -107,4 +101,13 @@ enabled = false
 		t.Logf("GET %s: %d after %v (fetches held at the upstream: %d): %s", tc.path, results[0].Status,
 			took[0].Round(time.Millisecond), held, results[0].Body)
 	}
+}
+
+// hanging is a proxy to base that accepts and never answers: one per
+// upstream, since each host has its own rate cap.
+func hanging(t *testing.T, base string) *upstreamtest.Faulty {
+	f := upstreamtest.NewFaulty(t, base)
+	f.SetDelay(10 * time.Minute)
+	f.Set(upstreamtest.Slow)
+	return f
 }

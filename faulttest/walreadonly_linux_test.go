@@ -31,18 +31,7 @@ func TestReadOnlyFolderWithLeftoverWAL(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the server as another user")
 	}
-	dir, err := os.MkdirTemp("", "mdqs-wal-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte(demoConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := rootOwnedFolder(t, "mdqs-wal-")
 	dbPath := filepath.Join(dir, "mdqs.db")
 	args := []string{"-config", cfg, "-addr", "127.0.0.1:0", "-db", dbPath}
 	ctx := context.Background()
