@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -59,14 +58,9 @@ func BenchmarkTop50(b *testing.B) {
 		}
 	})
 	loopback := func(b *testing.B, handler http.Handler, sign bool) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := &http.Server{Handler: handler}
-		go srv.Serve(ln)
-		defer srv.Close()
-		url := "http://" + ln.Addr().String() + "/v1/api/boards/top50"
+		base, stop := serveLoopback(b, handler)
+		defer stop()
+		url := base + "/v1/api/boards/top50"
 		hc := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}}
 		var nonces, sigs []string
 		if sign {

@@ -136,15 +136,14 @@ func (s *Service) stored(ctx context.Context, code market.Code, freq market.Freq
 	if err != nil {
 		return nil, err
 	}
+	slices.Reverse(before)
 	if from > to {
-		slices.Reverse(before)
 		return before, nil
 	}
 	rest, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: freq, FromTS: fromTS, ToTS: to.At(23, 59, 59).Unix()})
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(before)
 	return append(before, rest...), nil
 }
 
