@@ -55,7 +55,7 @@ func (s *Server) handleAlertCreate(w http.ResponseWriter, r *http.Request) error
 	if err := dec.Decode(&req); err != nil {
 		return market.Errorf(market.KindInvalid, `the body must be a JSON object {"expression": "...", "universe": {...}, "cooldown": "30m", "name": "..."}: %v`, err)
 	}
-	a, err := s.Alerts.Create(r.Context(), principal(r).ClientID, req)
+	a, err := s.Alerts.Create(r.Context(), principal(w).ClientID, req)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) handleAlertCreate(w http.ResponseWriter, r *http.Request) error
 func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	if id := q.str("id"); id != "" {
-		a, err := s.Alerts.Get(r.Context(), principal(r).ClientID, id)
+		a, err := s.Alerts.Get(r.Context(), principal(w).ClientID, id)
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	alerts, err := s.Alerts.List(r.Context(), principal(r).ClientID)
+	alerts, err := s.Alerts.List(r.Context(), principal(w).ClientID)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) handleAlertCancel(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) deleteAlert(w http.ResponseWriter, r *http.Request, id string) error {
-	a, err := s.Alerts.Delete(r.Context(), principal(r).ClientID, id)
+	a, err := s.Alerts.Delete(r.Context(), principal(w).ClientID, id)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) handleAlertEvents(w http.ResponseWriter, r *http.Request) error
 	if err := q.Err(); err != nil {
 		return err
 	}
-	evs, err := s.Alerts.Events(r.Context(), principal(r).ClientID, since, limit)
+	evs, err := s.Alerts.Events(r.Context(), principal(w).ClientID, since, limit)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
 
 	"mdqs/market"
 	"mdqs/ranking"
@@ -95,7 +96,10 @@ func BenchmarkTop50(b *testing.B) {
 // top50Bench is a harness with a real-market-size ranking cached (90
 // industries, 450 concepts), a client's token, and the cached entry.
 func top50Bench(b *testing.B) (*harness, string, *ranking.Entry) {
-	h := newHarness(b, func(c *harnessConfig) { c.auth.NonceCapacity = 20_000_000 })
+	h := newHarness(b, func(c *harnessConfig) {
+		c.auth.NonceCapacity = 20_000_000
+		c.deps.UpstreamWait = 20 * time.Second // as served: config/defaults.toml's server.upstream_wait
+	})
 	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
 	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))
 	h.addClient("c", "secret-c", clientOpts{})

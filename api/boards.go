@@ -35,8 +35,8 @@ func (s *Server) handleTop50(w http.ResponseWriter, r *http.Request) error {
 // it, with an ETag so pollers can ask "has it changed?" for free.
 func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, stale bool) {
 	h := w.Header()
-	h.Set("Vary", "Accept-Encoding")
-	h.Set("ETag", enc.ETag)
+	h["Vary"] = varyEncoding
+	h["Etag"] = []string{enc.ETag}
 	if stale {
 		// The rebuild failed and this is the previous ranking (spec 4.3
 		// rule 3); say so for scripts that care.
@@ -48,7 +48,7 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, 
 	}
 	body := enc.JSON
 	if acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
+		h["Content-Encoding"] = gzipEncoding
 		body = enc.Gzip
 	}
 	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", body)
@@ -56,7 +56,9 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, 
 
 // acceptsGzip reads Accept-Encoding, honouring an explicit q=0.
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for rest := r.Header.Get("Accept-Encoding"); rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
 			continue

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"mdqs/auth"
 	"mdqs/upstream"
 )
 
@@ -102,16 +103,16 @@ func methodLabel(m string) string {
 // no allocation (a context value would cost three per request).
 type statusWriter struct {
 	http.ResponseWriter
-	status    int
-	bytes     int64
-	clientID  string
-	enableLog bool
+	status int
+	bytes  int64
+	caller auth.Principal // set once authenticated
 }
 
-// identify records the authenticated caller for the request log.
-func identify(w http.ResponseWriter, clientID string, enableLog bool) {
+// identify records the authenticated caller, for the handler and the
+// request log.
+func identify(w http.ResponseWriter, p auth.Principal) {
 	if sw, ok := w.(*statusWriter); ok {
-		sw.clientID, sw.enableLog = clientID, enableLog
+		sw.caller = p
 	}
 }
 
@@ -154,9 +155,9 @@ func (s *Server) instrument(rs *routeStats, h http.Handler) http.Handler {
 			}
 			d := time.Since(start)
 			rs.record(r.Method, status, d, sw.bytes)
-			if sw.enableLog {
+			if sw.caller.EnableLog {
 				s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-					slog.String("client_id", sw.clientID),
+					slog.String("client_id", sw.caller.ClientID),
 					slog.String("method", r.Method),
 					slog.String("route", rs.route),
 					slog.String("path", r.URL.Path),

@@ -15,6 +15,20 @@ type success struct {
 	Data    any    `json:"data"`
 }
 
+// Header values every answer of a kind carries are shared, never modified
+// slices: assigning one costs no allocation, where Header.Set makes a slice
+// per call (small answers pay that on every request, issue 19). The keys
+// they go under are written in canonical form.
+const jsonType = "application/json; charset=utf-8"
+
+var (
+	jsonTypeValue = []string{jsonType}
+	varyEncoding  = []string{"Accept-Encoding"}
+	gzipEncoding  = []string{"gzip"}
+	nosniffValue  = []string{"nosniff"}
+	noStoreValue  = []string{"no-store"}
+)
+
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeJSON encodes v fully before writing, so an encoding failure becomes a
@@ -35,8 +49,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeBytes(w http.ResponseWriter, status int, contentType string, b []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	if contentType == jsonType {
+		h["Content-Type"] = jsonTypeValue
+	} else {
+		h.Set("Content-Type", contentType)
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
 	w.Write(b)
 }

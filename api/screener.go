@@ -59,7 +59,7 @@ func (s *Server) handleScreenerSubmit(w http.ResponseWriter, r *http.Request) er
 	if err := dec.Decode(&sub); err != nil {
 		return market.Errorf(market.KindInvalid, `the body must be a JSON object {"expression": "...", "universe": {...}, "sort": "...", "limit": N, "idempotency_key": "..."}: %v`, err)
 	}
-	job, existing, err := s.Screener.Submit(r.Context(), principal(r).ClientID, sub)
+	job, existing, err := s.Screener.Submit(r.Context(), principal(w).ClientID, sub)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (s *Server) handleScreenerStatus(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	job, err := s.Screener.Status(r.Context(), principal(r).ClientID, id)
+	job, err := s.Screener.Status(r.Context(), principal(w).ClientID, id)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) handleScreenerResult(w http.ResponseWriter, r *http.Request) er
 	if err := q.Err(); err != nil {
 		return err
 	}
-	job, res, err := s.Screener.Results(r.Context(), principal(r).ClientID, id, page, size)
+	job, res, err := s.Screener.Results(r.Context(), principal(w).ClientID, id, page, size)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Server) handleScreenerCancel(w http.ResponseWriter, r *http.Request) er
 	if err := json.Unmarshal(body, &req); err != nil || req.ID == "" {
 		return market.Errorf(market.KindInvalid, `the body must be {"id": "<screen id>"}`)
 	}
-	job, err := s.Screener.Cancel(r.Context(), principal(r).ClientID, req.ID)
+	job, err := s.Screener.Cancel(r.Context(), principal(w).ClientID, req.ID)
 	if err != nil {
 		return err
 	}

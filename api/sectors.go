@@ -150,13 +150,13 @@ func (s *Server) handleMovementEvents(w http.ResponseWriter, r *http.Request) er
 
 // withoutSort hides sort from sectorQuery (the timeline has its own rule).
 func withoutSort(q *query) *query {
-	v := make(map[string][]string, len(q.v))
-	for k, vals := range q.v {
-		if k != "sort" {
-			v[k] = vals
+	c := &query{err: q.err}
+	for _, p := range q.params {
+		if p.name != "sort" {
+			c.params = append(c.params, p)
 		}
 	}
-	return &query{v: v, err: q.err}
+	return c
 }
 
 // parseSince reads the timeline cursor: "YYYY-MM-DD HH:MM:SS" or epoch

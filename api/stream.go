@@ -149,7 +149,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
 	if req.resume {
 		f.Resume = &req.from
 	}
-	p := principal(r)
+	p := principal(w)
 	sub, err := s.Stream.Subscribe(ctx, f, p.ClientID)
 	switch {
 	case errors.Is(err, stream.ErrTooMany):

@@ -54,7 +54,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if issued.EnableLog {
-		identify(w, req.ClientID, true)
+		identify(w, auth.Principal{ClientID: req.ClientID, EnableLog: true}) // logged as the client it was issued to
 	}
 	return ok(w, tokenData{
 		Token:      issued.Token,
@@ -74,7 +74,7 @@ type whoami struct {
 // handleWhoami is GET /v1/api/whoami: who the token belongs to and what it
 // may do. Scripts use it to check their signing before real calls.
 func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r)
+	p := principal(w)
 	scopes := []string{}
 	for _, sc := range auth.AllScopes() {
 		if p.Allows(sc) {

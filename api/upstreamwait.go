@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
+	"time"
 
 	"mdqs/market"
 )
@@ -20,8 +22,8 @@ func (s *Server) waits(h handlerFunc) handlerFunc {
 		return h
 	}
 	return func(w http.ResponseWriter, r *http.Request) error {
-		ctx, cancel := context.WithTimeout(r.Context(), s.UpstreamWait)
-		defer cancel()
+		ctx := &waitContext{Context: r.Context(), deadline: time.Now().Add(s.UpstreamWait)}
+		defer ctx.stop()
 		err := h(w, r.WithContext(ctx))
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil &&
 			market.KindOf(err) == market.KindInternal {
@@ -31,4 +33,75 @@ func (s *Server) waits(h handlerFunc) handlerFunc {
 		}
 		return err
 	}
+}
+
+// waitContext is the request's context with a deadline whose timer starts
+// only when something waits on it (Done, or a context derived from it).
+// Most requests never do: a cached ranking, a first screen from memory.
+// context.WithTimeout armed and stopped a runtime timer and registered
+// with the request's context on every one of them, four allocations and
+// half a microsecond each (issue 19). Err needs no timer: it compares the
+// clock with the deadline.
+type waitContext struct {
+	context.Context // the request's
+	deadline        time.Time
+
+	mu     sync.Mutex
+	timed  context.Context // nil until first waited on
+	cancel context.CancelFunc
+}
+
+func (c *waitContext) started() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timed == nil {
+		c.timed, c.cancel = context.WithDeadline(c.Context, c.deadline)
+	}
+	return c.timed
+}
+
+func (c *waitContext) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+func (c *waitContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c *waitContext) Done() <-chan struct{} { return c.started().Done() }
+
+func (c *waitContext) Err() error {
+	c.mu.Lock()
+	timed := c.timed
+	c.mu.Unlock()
+	if timed != nil {
+		return timed.Err()
+	}
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Value answers from the timed context once there is one, so a context
+// derived from this one finds the timer's cancellation (the context
+// package looks it up by value) and registers with it directly.
+func (c *waitContext) Value(key any) any {
+	c.mu.Lock()
+	timed := c.timed
+	c.mu.Unlock()
+	if timed != nil {
+		return timed.Value(key)
+	}
+	return c.Context.Value(key)
 }

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +146,52 @@ func TestNonceSetIsBoundedAndSweeps(t *testing.T) {
 	}
 }
 
+// The set against a plain map of every key ever added: the same answer to
+// every Add, and after a Sweep the same number of live entries. Expiries
+// fall anywhere within a second and out of order (clients' clocks differ),
+// keys come back after expiring, and time moves in uneven steps, so
+// entries sharing an expiry second, re-added keys still waiting in an old
+// second, and seconds ending between two Adds are all exercised.
+func TestNonceSetMatchesAPlainMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := NewNonceSet(1 << 20)
+	ref := map[string]int64{}
+	now := int64(1_800_000_000) * 1e9
+	for i := range 200_000 {
+		now += rng.Int64N(20e6) // 0–20 ms
+		key := "k" + strconv.Itoa(rng.IntN(5000))
+		exp := now + rng.Int64N(3e9) - 5e8 // some already past: refused by the skew check in real use, but the set must stay exact
+		want := ref[key] <= now
+		got, err := s.Add(key, time.Unix(0, exp), time.Unix(0, now))
+		if err != nil || got != want {
+			t.Fatalf("Add #%d %s at %d (held until %d) = %v, %v; want %v", i, key, now, ref[key], got, err, want)
+		}
+		if want {
+			ref[key] = exp
+		}
+		if i%10_000 == 0 {
+			s.Sweep(time.Unix(0, now))
+			live := 0
+			for _, e := range ref {
+				if e > now {
+					live++
+				}
+			}
+			// An entry expiring within this second may still be held: Len
+			// counts it until its second ends.
+			held := 0
+			for _, e := range ref {
+				if e <= now && (e+1e9-1)/1e9*1e9 > now {
+					held++
+				}
+			}
+			if n := s.Len(); n < live || n > live+held {
+				t.Fatalf("after %d adds Len() = %d, want %d live (+ up to %d expiring this second)", i, n, live, held)
+			}
+		}
+	}
+}
+
 func TestNonceSetConcurrentReplayIsAcceptedOnce(t *testing.T) {
 	s := NewNonceSet(10_000)
 	now := time.Unix(1_800_000_000, 0)
@@ -164,5 +212,32 @@ func TestNonceSetConcurrentReplayIsAcceptedOnce(t *testing.T) {
 	wg.Wait()
 	if accepted != 1 {
 		t.Fatalf("a nonce sent by 32 concurrent requests was accepted %d times", accepted)
+	}
+}
+
+// A body that fits the stack buffer and one that does not are checked by
+// different code; both must accept the right digest and nothing else. The
+// RFC 1321 vector of 80 digits is the reference the longer bodies extend.
+func TestSignatureMatchesEitherSideOfTheStackBuffer(t *testing.T) {
+	digits := strings.Repeat("1234567890", 8)
+	if got := Sign("", "", "", []byte(digits)); got != "57edf4a22be3c955ac49da2e2107b67a" {
+		t.Fatalf("md5 of the RFC 1321 80-digit vector = %s", got)
+	}
+	tok, ts, nonce := strings.Repeat("t", 43), "1795399200", "n-123"
+	for _, n := range []int{0, 1, 400, 512 - 58, 512 - 57, 600, 100_000} {
+		body := []byte(strings.Repeat(digits, n/80+1)[:n])
+		sig := Sign(tok, ts, nonce, body)
+		if !signatureMatches(sig, tok, ts, nonce, body) {
+			t.Errorf("body of %d bytes: the right signature refused", n)
+		}
+		if n > 0 {
+			body[n-1] ^= 1
+			if signatureMatches(sig, tok, ts, nonce, body) {
+				t.Errorf("body of %d bytes: a changed body accepted", n)
+			}
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { signatureMatches(Sign(tok, ts, nonce, nil), tok, ts, nonce, nil) }) - testing.AllocsPerRun(100, func() { Sign(tok, ts, nonce, nil) }); allocs != 0 {
+		t.Errorf("checking a GET's signature allocates %.0f times; the stack buffer should make it none", allocs)
 	}
 }
