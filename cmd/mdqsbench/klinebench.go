@@ -196,23 +196,43 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var lat, floor []time.Duration
 	var wall time.Duration
+	// Each round's own ratio as well: the machine's speed moves between
+	// rounds (a neighbour on the other core comes and goes), and a ratio
+	// of the whole run's medians shifts with which rounds were slow.
+	var roundRatios []float64
+	seen := 0
 	per := max(*n / *rounds, 1)
 	for r := range *rounds {
 		count := per
 		if r == *rounds-1 {
 			count = *n - per*(*rounds-1)
 		}
-		t0 := time.Now()
-		l, err := serverLoad(count)
-		if err != nil {
+		// Which goes first swaps every round: the second may find the
+		// first's garbage to collect, or the other core's neighbour gone.
+		var l, f []time.Duration
+		server := func() error {
+			t0 := time.Now()
+			var err error
+			l, err = serverLoad(count)
+			wall += time.Since(t0)
 			return err
 		}
-		wall += time.Since(t0)
-		f, err := floorLoad(count)
-		if err != nil {
+		floorTurn := func() (err error) { f, err = floorLoad(count); return err }
+		first, second := server, floorTurn
+		if r%2 == 1 {
+			first, second = floorTurn, server
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
 			return err
 		}
 		lat, floor = append(lat, l...), append(floor, f...)
+		var h []time.Duration
+		h, seen = srv.handlerTimes.from(seen)
+		slices.Sort(f)
+		roundRatios = append(roundRatios, float64(percentile(h, 50))/float64(max(percentile(f, 50), 1)))
 	}
 	slices.Sort(lat)
 	slices.Sort(floor)
@@ -231,6 +251,9 @@ func klineBench(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "inside the server's handler:                  %s\n", summarize(handler))
 	fmt.Fprintf(stdout, "floor (prepared SELECT of the same rows):     %s\n", summarize(floor))
 	fmt.Fprintf(stdout, "handler p50 / floor p50: %.2fx\n", float64(percentile(handler, 50))/float64(max(percentile(floor, 50), 1)))
+	slices.Sort(roundRatios)
+	fmt.Fprintf(stdout, "per round, handler p50 / floor p50: median %.2fx (rounds from %.2fx to %.2fx)\n",
+		roundRatios[len(roundRatios)/2], roundRatios[0], roundRatios[len(roundRatios)-1])
 	fmt.Fprintf(stdout, "memory before the run: %s\n", before)
 	fmt.Fprintf(stdout, "memory after the run:  %s\n", after)
 	if calls > 0 {
@@ -301,7 +324,7 @@ func startServer(ctx context.Context, path string) (*benchServer, error) {
 	cleanup = append(cleanup, pager.Close)
 	a := api.New(api.Deps{
 		Auth: authSvc, Store: store, Klines: svc, Pager: pager, Calendar: cal, Log: log, Clock: clock,
-		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: "mdqsbench",
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: "mdqsbench", UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats: []func() cache.Stats{pager.CacheStats}, Sources: src.Statuses, SourceMode: cfg.Sources.Default,
 		// The shipped limits, with the benchmark's client lifted as the
 		// load test lifts its own: this measures latency, not 429s.

@@ -46,6 +46,15 @@ func (s *durations) sorted() []time.Duration {
 	return out
 }
 
+// from is what was recorded from the i-th entry on, in order, and how
+// many entries there are now.
+func (s *durations) from(i int) ([]time.Duration, int) {
+	var out []time.Duration
+	s.settled(func() { out = slices.Clone(s.d[min(i, len(s.d)):]) })
+	slices.Sort(out)
+	return out, i + len(out)
+}
+
 // settled runs fn, locked, once no handler is running.
 func (s *durations) settled(fn func()) {
 	for {
