@@ -42,7 +42,7 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, 
 		// rule 3); say so for scripts that care.
 		h.Set("X-Ranking-Stale", "true")
 	}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == enc.ETag {
+	if inm := field(r, "If-None-Match"); inm != "" && inm == enc.ETag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -56,7 +56,7 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, 
 
 // acceptsGzip reads Accept-Encoding, honouring an explicit q=0.
 func acceptsGzip(r *http.Request) bool {
-	for rest := r.Header.Get("Accept-Encoding"); rest != ""; {
+	for rest := field(r, "Accept-Encoding"); rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")

@@ -36,7 +36,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if r.ContentLength > s.MaxBodyBytes {
 		return s.tooLarge()
 	}
-	token, ok := bearer(r.Header.Get("Authorization"))
+	token, ok := bearer(field(r, "Authorization"))
 	if !ok {
 		return &market.Error{Kind: market.KindUnauthorized, Message: "unauthorized", Detail: "missing Authorization: Bearer <token> header"}
 	}
@@ -61,7 +61,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if wait, ok := s.clientLimits.take(r.Context(), p.ClientID); !ok {
 		return rateLimited("client "+p.ClientID, wait)
 	}
-	if err := p.CheckAPIKey(r.Header.Get("api-key")); err != nil {
+	if err := p.CheckAPIKey(field(r, "Api-Key")); err != nil {
 		return err
 	}
 	body, err := s.readBody(r)
@@ -69,9 +69,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 		return err
 	}
 	sig := auth.Signed{
-		Timestamp: r.Header.Get("X-Timestamp"),
-		Nonce:     r.Header.Get("X-Nonce"),
-		Signature: r.Header.Get("X-Signature"),
+		Timestamp: field(r, "X-Timestamp"),
+		Nonce:     field(r, "X-Nonce"),
+		Signature: field(r, "X-Signature"),
 	}
 	if err := s.Auth.VerifySignature(r.Context(), p, token, sig, body); err != nil {
 		return err
@@ -88,6 +88,16 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	}
 	next.ServeHTTP(w, r)
 	return nil
+}
+
+// field is a request header's first value by its canonical name (as
+// net/http keys a received request's header): Header.Get canonicalises the
+// name on every call, and a signed request reads seven (issue 19).
+func field(r *http.Request, canonical string) string {
+	if v := r.Header[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // bearer extracts the token of an "Authorization: Bearer <token>" header;
