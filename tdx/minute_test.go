@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -237,4 +238,46 @@ func TestMinuteUnknownLayout(t *testing.T) {
 		return
 	}
 	t.Error("no error for layout 0")
+}
+
+// fastPrice must give what decode gives (roundTo) for every word it takes,
+// and take exactly the words decode takes as a price: positive, below
+// maxPrice, not rounding to zero. Random words of both layouts at every
+// scale's decimals, and the edges: prices at and around x.5, the smallest
+// that round to one unit, the largest below maxPrice, NaN and infinities.
+func TestFastPriceIsRoundTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(w uint32, old bool, d int) {
+		t.Helper()
+		p := math.Pow10(d)
+		v := float64(math.Float32frombits(w))
+		if old {
+			v = float64(w) / 100
+		}
+		want := roundTo(v, d)
+		wantOK := v > 0 && v < maxPrice && want != 0
+		got, ok := fastPrice(w, old, p)
+		if ok != wantOK || (ok && got != want) {
+			t.Fatalf("word %#x (old %v, %d decimals, value %v): fastPrice = %v, %v; roundTo = %v, taken %v", w, old, d, v, got, ok, want, wantOK)
+		}
+	}
+	edges := []float32{0.005, 0.0049999, 0.00500001, 0.015, 0.025, 0.125, 1.005, 2.675, 9.995, 99999.995, 1e8, 99999992, float32(math.Inf(1)), float32(math.NaN()), 0, 1e-42}
+	for d := 0; d <= 4; d++ {
+		for _, f := range edges {
+			w := math.Float32bits(f)
+			for dw := -3; dw <= 3; dw++ {
+				check(w+uint32(dw), false, d)
+			}
+		}
+		for _, n := range []uint32{0, 1, 49, 50, 51, 149, 150, 1e10 / 100, math.MaxUint32} {
+			check(n, true, d)
+		}
+		for range 300_000 {
+			w := rng.Uint32()
+			check(w, false, d)
+			check(w, true, d)
+			// Plausible prices: a float32 of a value with 2-4 decimals.
+			check(math.Float32bits(float32(float64(rng.IntN(10_000_000))/math.Pow10(rng.IntN(5)))), false, d)
+		}
+	}
 }
