@@ -49,15 +49,7 @@ func BenchmarkTop50Ratio(b *testing.B) {
 		if gz {
 			body = enc.Gzip
 		}
-		bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hd := w.Header()
-			hd.Set("Vary", "Accept-Encoding")
-			hd.Set("ETag", enc.ETag)
-			if gz {
-				hd.Set("Content-Encoding", "gzip")
-			}
-			writeBytes(w, http.StatusOK, "application/json; charset=utf-8", body)
-		})
+		bare := bareEncoded(enc, gz)
 		b.Run(name, func(b *testing.B) {
 			var mdqsHandler http.Handler = full
 			if os.Getenv("MDQS_BENCH_AA") != "" {

@@ -51,7 +51,7 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, enc *ranking.Encoded, 
 		h["Content-Encoding"] = gzipEncoding
 		body = enc.Gzip
 	}
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", body)
+	writeBytes(w, http.StatusOK, jsonType, body)
 }
 
 // acceptsGzip reads Accept-Encoding, honouring an explicit q=0.

@@ -195,7 +195,7 @@ func (s *Server) handleMinutes(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, `,"rows":`...)
 	b = appendRows(b, rowSet{bars: bars, prevClose: market.Unknown(), fields: barFields})
 	b = append(b, "}}\n"...)
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	writeBytes(w, http.StatusOK, jsonType, b)
 	return nil
 }
 

@@ -281,7 +281,7 @@ func (s *Server) encodeKline(w http.ResponseWriter, k klineRequest, ser kline.Se
 		provisional: func(i int) bool { return i >= provFrom }, adj: sched}
 	b = appendRows(b, rs)
 	b = append(b, "}}\n"...)
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	writeBytes(w, http.StatusOK, jsonType, b)
 	*buf = b
 	return nil
 }

@@ -83,7 +83,7 @@ func (s *Server) handleKlineWithRealtime(w http.ResponseWriter, r *http.Request)
 		extra:       []indicator.Column{{Name: "trend_strength", Values: tv}},
 		provisional: func(i int) bool { return i < p.Provisional }})
 	b = append(b, "}}\n"...)
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	writeBytes(w, http.StatusOK, jsonType, b)
 	return nil
 }
 
@@ -131,7 +131,7 @@ func (s *Server) handleIntraday(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, `,"rows":`...)
 	b = appendRows(b, rowSet{bars: bars, prevClose: prev, fields: barFields, provisional: func(int) bool { return !final }})
 	b = append(b, "}}\n"...)
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	writeBytes(w, http.StatusOK, jsonType, b)
 	return nil
 }
 

@@ -35,7 +35,7 @@ var openAPI = sync.OnceValue(func() []byte {
 
 // handleOpenAPI is GET /v1/openapi.json.
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	writeBytes(w, http.StatusOK, "application/json; charset=utf-8", openAPI())
+	writeBytes(w, http.StatusOK, jsonType, openAPI())
 	return nil
 }
 

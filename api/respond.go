@@ -44,7 +44,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"code":0,"message":"internal error"}` + "\n")
 		status = http.StatusInternalServerError
 	}
-	writeBytes(w, status, "application/json; charset=utf-8", buf.Bytes())
+	writeBytes(w, status, jsonType, buf.Bytes())
 }
 
 func writeBytes(w http.ResponseWriter, status int, contentType string, b []byte) {
