@@ -32,7 +32,7 @@ type Thresholds struct {
 // from the replay, minute by minute, whenever it was started.
 type Detector struct {
 	th       Thresholds
-	store    *db.Store
+	store    EventStore
 	clock    market.Clock
 	sessions Sessions
 
@@ -48,6 +48,25 @@ type Detector struct {
 	emit     sync.Mutex
 	onEvents atomic.Pointer[func([]market.MovementEvent)]
 }
+
+// EventStore is what a Detector reads and writes (a *db.Store).
+type EventStore interface {
+	InsertEvents(ctx context.Context, events []market.MovementEvent) ([]market.MovementEvent, error)
+	TimelineThrough(ctx context.Context, day market.Day, source string) (through time.Time, ok bool, err error)
+	RecordTimeline(ctx context.Context, day market.Day, source string, events []market.MovementEvent, through time.Time, fresh bool) ([]market.MovementEvent, error)
+	PctHistory(ctx context.Context, kind market.SectorKind, source string, day market.Day, since time.Time) ([]db.PctPoint, error)
+}
+
+// NotRecorded is Complete's error when the replay worked but its events
+// could not be written (a database opened read-only, a full disk): Events
+// are what it would have recorded, for a read to answer with anyway.
+type NotRecorded struct {
+	Events []market.MovementEvent
+	Err    error
+}
+
+func (e *NotRecorded) Error() string { return e.Err.Error() }
+func (e *NotRecorded) Unwrap() error { return e.Err }
 
 // OnEvents has fn called with the events each insert adds, in the order
 // they were stored, after they are committed. fn must not block.
@@ -78,7 +97,7 @@ type stream struct {
 
 // NewDetector detects with th. sessions may be nil: every source is then
 // detected from its live collections only.
-func NewDetector(th Thresholds, store *db.Store, clock market.Clock, sessions Sessions) *Detector {
+func NewDetector(th Thresholds, store EventStore, clock market.Clock, sessions Sessions) *Detector {
 	return &Detector{th: th, store: store, clock: clock, sessions: sessions, history: map[stream][]db.PctPoint{}}
 }
 
@@ -179,9 +198,12 @@ func (d *Detector) Complete(ctx context.Context, source string, day market.Day, 
 	// before concepts at one instant. The replay holds every instant up
 	// to until, so the day is complete through until (lunch included).
 	slices.SortStableFunc(events, func(a, b market.MovementEvent) int { return a.At.Compare(b.At) })
-	return true, d.insert(func() ([]market.MovementEvent, error) {
+	if err := d.insert(func() ([]market.MovementEvent, error) {
 		return d.store.RecordTimeline(ctx, day, source, events, until, !recorded)
-	})
+	}); err != nil {
+		return true, &NotRecorded{Events: events, Err: err}
+	}
+	return true, nil
 }
 
 // scan is the first crossing of each board and trigger over a family's

@@ -2,6 +2,7 @@ package movement
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -46,19 +47,39 @@ func RowOf(e market.MovementEvent) EventRow {
 // has its timeline and today's runs to the last minute, whenever the
 // server started. Other sources' timelines are what their collections
 // showed.
-func (s *Service) complete(ctx context.Context, source string, day market.Day) error {
+//
+// A store that cannot be written (opened read-only, a full disk) still
+// answers: the replayed events it could not record are returned, to be
+// answered with beside the recorded ones, and are replayed again by the
+// next request.
+func (s *Service) complete(ctx context.Context, source string, day market.Day) (unrecorded []market.MovementEvent, err error) {
 	if s.det == nil {
-		return nil
+		return nil, nil
 	}
 	until := s.window.End.On(day)
 	if now := s.clock.Now(); now.Before(until) {
 		until = now
 	}
-	_, err := s.det.Complete(ctx, source, day, until)
-	if market.KindOf(err) == market.KindNotFound {
-		return nil // a day the source has no session of: no timeline
+	_, err = s.det.Complete(ctx, source, day, until)
+	var nr *NotRecorded
+	switch {
+	case market.KindOf(err) == market.KindNotFound:
+		return nil, nil // a day the source has no session of: no timeline
+	case errors.As(err, &nr) && market.KindOf(err) == market.KindUnavailable:
+		return nr.Events, nil
 	}
-	return err
+	return nil, err
+}
+
+// firstTimes adds to moved (board name -> first event time, as stored) the
+// first times of the unrecorded events of kind.
+func firstTimes(moved map[string]time.Time, unrecorded []market.MovementEvent, kind market.SectorKind) map[string]time.Time {
+	for _, e := range unrecorded {
+		if t, ok := moved[e.BoardName]; e.Kind == kind && (!ok || e.At.Before(t)) {
+			moved[e.BoardName] = e.At
+		}
+	}
+	return moved
 }
 
 // Day resolves a query's day parameter (see market.Window.QueryDay).
@@ -106,13 +127,15 @@ func (s *Service) Sectors(ctx context.Context, kind market.SectorKind, mode stri
 	if err != nil {
 		return Slice{}, err
 	}
-	if err := s.complete(ctx, source, day); err != nil {
+	unrecorded, err := s.complete(ctx, source, day)
+	if err != nil {
 		return Slice{}, err
 	}
 	moved, err := s.store.FirstEventTimes(ctx, day, kind, source)
 	if err != nil {
 		return Slice{}, err
 	}
+	moved = firstTimes(moved, unrecorded, kind)
 	rows, matched := f.apply(kind, st.Sectors, moved)
 	if !matched {
 		return Slice{}, market.E(market.KindNotFound, "board not found")
@@ -156,7 +179,8 @@ func (s *Service) Events(ctx context.Context, kind market.SectorKind, mode strin
 	var all []market.MovementEvent
 	for _, k := range kinds {
 		source := board.Resolve(mode, k)
-		if err := s.complete(ctx, source, day); err != nil {
+		unrecorded, err := s.complete(ctx, source, day)
+		if err != nil {
 			return Timeline{}, err
 		}
 		evs, err := s.store.Events(ctx, db.EventFilter{Day: day, Kind: k, Source: source, AfterMS: sinceMS})
@@ -164,6 +188,11 @@ func (s *Service) Events(ctx context.Context, kind market.SectorKind, mode strin
 			return Timeline{}, err
 		}
 		all = append(all, evs...)
+		for _, e := range unrecorded {
+			if e.Kind == k && e.At.UnixMilli() > sinceMS {
+				all = append(all, e) // after every recorded one: the replay went on from there
+			}
+		}
 	}
 	keep := all[:0]
 	for _, e := range all {

@@ -2,7 +2,9 @@ package movement
 
 import (
 	"context"
+	"errors"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -152,5 +154,71 @@ func TestTimelineIsReplayedOnceAMinute(t *testing.T) {
 	}
 	if got := timeline(t, store, day); got["industry/A/pct_up"] != "2026-11-20 09:50:00" || len(got) != 1 {
 		t.Fatalf("timeline through lunch: %v", got)
+	}
+}
+
+// failingTimeline is a real store whose timeline cannot be written, as one
+// opened read-only answers.
+type failingTimeline struct{ *db.Store }
+
+func (failingTimeline) RecordTimeline(context.Context, market.Day, string, []market.MovementEvent, time.Time, bool) ([]market.MovementEvent, error) {
+	return nil, market.Errorf(market.KindUnavailable, "record timeline: database not writable")
+}
+
+// A store that cannot record the replayed timeline still answers the
+// events endpoint with it, dated as a writable store would have recorded
+// them, and after the cursor asked for; nothing is recorded, so the next
+// request replays again.
+func TestUnrecordedTimelineIsAnsweredAnyway(t *testing.T) {
+	day := market.Day(20261120)
+	store := dbtest.Open(t)
+	clock := market.NewFixedClock(day.At(13, 10, 0))
+	src := &minutePath{}
+	d := NewDetector(Thresholds{Pct: 2, Speed: 1, SpeedWindow: 5 * time.Minute}, failingTimeline{store}, clock, src)
+	ctx := context.Background()
+
+	_, err := d.Complete(ctx, "demo", day, day.At(13, 10, 0))
+	var nr *NotRecorded
+	if !errors.As(err, &nr) || market.KindOf(err) != market.KindUnavailable || len(nr.Events) != 3 {
+		t.Fatalf("Complete on a store that cannot write = %v; want NotRecorded with the 3 replayed events", err)
+	}
+
+	svc := NewService(nil, store, market.DefaultCalendar(), clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, d)
+	tl, err := svc.Events(ctx, "", "demo", day, day.At(9, 55, 0).UnixMilli(), 0, Filter{})
+	if err != nil {
+		t.Fatalf("events on a store that cannot write: %v", err)
+	}
+	var got []string
+	for _, e := range tl.Items {
+		got = append(got, e.Type+"/"+e.BoardName+"/"+e.Trigger+" "+e.EventTS)
+	}
+	want := []string{"concept/B/plunge 2026-11-20 13:03:00", "concept/B/pct_down 2026-11-20 13:04:00"} // A's 09:50 is before the cursor
+	if !slices.Equal(got, want) || tl.NextSince != day.At(13, 4, 0).UnixMilli() {
+		t.Fatalf("events = %v (next_since %d), want %v", got, tl.NextSince, want)
+	}
+	if recorded := timeline(t, store, day); len(recorded) != 0 {
+		t.Fatalf("a store that cannot write holds %v", recorded)
+	}
+	calls := src.calls
+	if _, err := svc.Events(ctx, market.Industry, "demo", day, 0, 0, Filter{}); err != nil || src.calls != calls+1 {
+		t.Fatalf("the next request did not replay again (%d replays, %v)", src.calls-calls, err)
+	}
+}
+
+// The sector answer's first-movement times take the unrecorded events'
+// where they are earlier than the stored ones or there are none.
+func TestFirstTimesAddsUnrecordedEvents(t *testing.T) {
+	day := market.Day(20261120)
+	stored := map[string]time.Time{"A": day.At(10, 0, 0), "C": day.At(9, 40, 0)}
+	unrecorded := []market.MovementEvent{
+		{Kind: market.Industry, BoardName: "A", At: day.At(11, 0, 0)}, // later than stored: stored stays
+		{Kind: market.Industry, BoardName: "B", At: day.At(13, 5, 0)}, // new
+		{Kind: market.Industry, BoardName: "B", At: day.At(13, 1, 0)}, // earlier of two
+		{Kind: market.Concept, BoardName: "C", At: day.At(9, 31, 0)},  // other family: ignored
+	}
+	got := firstTimes(maps.Clone(stored), unrecorded, market.Industry)
+	want := map[string]time.Time{"A": day.At(10, 0, 0), "B": day.At(13, 1, 0), "C": day.At(9, 40, 0)}
+	if !maps.EqualFunc(got, want, time.Time.Equal) {
+		t.Fatalf("firstTimes = %v, want %v", got, want)
 	}
 }
