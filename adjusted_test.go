@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // A terminal folder holding real files (000001's and 603777's .day bars
@@ -20,7 +20,7 @@ func TestAdjustedPricesOfARealTerminalMatchThePublishedOnes(t *testing.T) {
 	dir := t.TempDir()
 	put := func(from, to string) {
 		t.Helper()
-		data, err := os.ReadFile(filepath.Join("adjust", "testdata", filepath.FromSlash(from)))
+		data, err := os.ReadFile(filepath.Join("internal", "adjust", "testdata", filepath.FromSlash(from)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestAdjustedPricesOfARealTerminalMatchThePublishedOnes(t *testing.T) {
 // readCSV reads a ground-truth file of adjust/testdata as rows by column.
 func readCSV(t *testing.T, name string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("adjust", "testdata", name))
+	f, err := os.Open(filepath.Join("internal", "adjust", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/client"
-	"mdqs/loadgen"
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
 )
 
 // mdqsEnv runs one command in-process with these environment variables

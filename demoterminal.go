@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"time"
 
-	"mdqs/bridge"
-	"mdqs/config"
 	"mdqs/db"
-	"mdqs/demotdx"
+	"mdqs/internal/bridge"
+	"mdqs/internal/config"
+	"mdqs/internal/demotdx"
+	"mdqs/internal/market"
+	"mdqs/internal/sources"
 	"mdqs/jobs"
-	"mdqs/market"
-	"mdqs/sources"
 )
 
 // terminalBridge builds the terminal bridge of a configuration. For

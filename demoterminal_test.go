@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // A fresh demo server answers every bridge endpoint from its demo terminal

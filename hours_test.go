@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // smallDemo is the shipped demo configuration at the smallest market the

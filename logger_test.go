@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/config"
+	"mdqs/internal/config"
 )
 
 // Log lines carry their time in the API's zone, Asia/Shanghai, with the

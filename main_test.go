@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
-	"mdqs/cli"
-	"mdqs/client"
-	"mdqs/loadgen"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/cli"
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
+	"mdqs/internal/market"
 	_ "modernc.org/sqlite"
 )
 
@@ -61,7 +61,7 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 	t.Helper()
 	dir := t.TempDir()
 	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
-	cfgPath := filepath.Join("config", "defaults.toml")
+	cfgPath := filepath.Join("internal", "config", "defaults.toml")
 	if o.config != "" {
 		cfgPath = filepath.Join(dir, "config.toml")
 		if err := os.WriteFile(cfgPath, []byte(o.config), 0o600); err != nil {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/bridge/bridgetest"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/bridge/bridgetest"
+	"mdqs/internal/market"
 )
 
 // TestMigratedStoreAnswersTheSameBytes fills a store on SQLite, copies it

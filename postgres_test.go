@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"mdqs/client"
 	"mdqs/db/dbtest"
+	"mdqs/internal/client"
 )
 
 // The commands an administrator runs work on a PostgreSQL store given as

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/client"
-	"mdqs/loadgen"
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
 )
 
 // TestFreshDemoAnswersEveryEndpoint starts the built binary with the

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/bridge/bridgetest"
-	"mdqs/client"
 	"mdqs/db"
-	"mdqs/loadgen"
-	"mdqs/market"
+	"mdqs/internal/bridge/bridgetest"
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
+	"mdqs/internal/market"
 )
 
 // liveOffline is a live configuration whose upstreams all point at a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/loadgen"
+	"mdqs/internal/loadgen"
 )
 
 // `mdqs call -stream` prints a stream's lines as they come: an interrupt

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // The sweep's instants are 30 minutes apart; under the race detector

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"mdqs/api"
-	"mdqs/auth"
 	"mdqs/cache"
-	"mdqs/cluster"
-	"mdqs/config"
 	"mdqs/db"
-	"mdqs/sharedstate"
+	"mdqs/internal/auth"
+	"mdqs/internal/cluster"
+	"mdqs/internal/config"
+	"mdqs/internal/sharedstate"
 )
 
 // team is what one instance of a team deployment (several mdqs on one

@@ -20,14 +20,14 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
-	"mdqs/cli"
-	"mdqs/client"
 	"mdqs/db/dbtest"
-	"mdqs/loadgen"
-	"mdqs/market"
-	"mdqs/sharedstate/redistest"
-	"mdqs/upstream/upstreamtest"
+	"mdqs/internal/auth"
+	"mdqs/internal/cli"
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
+	"mdqs/internal/market"
+	"mdqs/internal/sharedstate/redistest"
+	"mdqs/internal/upstream/upstreamtest"
 )
 
 // Issue 15, end to end: three real mdqs processes on one PostgreSQL schema

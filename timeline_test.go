@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // eventList is a day's movement timeline as "type board trigger event_ts".

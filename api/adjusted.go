@@ -4,13 +4,13 @@ import (
 	"net/http"
 	"strconv"
 
-	"mdqs/adjust"
-	"mdqs/corpaction"
 	"mdqs/db"
-	"mdqs/indicator"
-	"mdqs/kline"
-	"mdqs/market"
-	"mdqs/tdx"
+	"mdqs/internal/adjust"
+	"mdqs/internal/corpaction"
+	"mdqs/internal/indicator"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
 
 // handleKlineAdjusted is GET /v1/api/kline/adjusted: /v1/api/kline's rows

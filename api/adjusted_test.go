@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // xdxr is one price event as gbbq stores it (float32 values).

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // fakePush2His serves push2his kline/get in the upstream's shape: for

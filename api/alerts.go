@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"mdqs/alert"
 	"mdqs/db"
-	"mdqs/market"
-	"mdqs/stream"
+	"mdqs/internal/alert"
+	"mdqs/internal/market"
+	"mdqs/internal/stream"
 )
 
 // alertView is an alert as the API shows it.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
-	"mdqs/client"
+	"mdqs/internal/auth"
+	"mdqs/internal/client"
 )
 
 func TestBearerTokenRules(t *testing.T) {

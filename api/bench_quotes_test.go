@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // BenchmarkQuotes is GET /v1/api/quotes through the whole stack (signed

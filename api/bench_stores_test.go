@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"mdqs/auth"
 	"mdqs/db/dbtest"
-	"mdqs/market"
-	"mdqs/upstream/upstreamtest"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
+	"mdqs/internal/upstream/upstreamtest"
 )
 
 // BenchmarkStores runs the requests whose cost a store could change on

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/stream"
+	"mdqs/internal/stream"
 )
 
 // BenchmarkStream1000 holds 1,000 open streams (real HTTP on loopback, a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/client"
+	"mdqs/internal/client"
 )
 
 // presign prepares b.N distinct nonces and their signatures of an empty

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
+	"mdqs/internal/auth"
 )
 
 // BenchmarkTop50Ratio is the cached ranking, chiefly at ?top=50 (50 KB, 4.5 KB

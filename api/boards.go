@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"mdqs/market"
-	"mdqs/ranking"
+	"mdqs/internal/market"
+	"mdqs/internal/ranking"
 )
 
 // handleTop50 is GET /v1/api/boards/top50 (spec 4.3): the ranking object

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // top50 is the ranking object (no envelope).

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"mdqs/bridge"
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/bridge"
+	"mdqs/internal/market"
 )
 
 // bridgeReady answers 503 for every bridge endpoint while no terminal

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/bridge/bridgetest"
-	"mdqs/market"
-	"mdqs/tdx"
+	"mdqs/internal/bridge/bridgetest"
+	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
 
 func TestBridgeEndToEnd(t *testing.T) {

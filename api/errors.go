@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"mdqs/market"
-	"mdqs/upstream"
+	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // statusOf is the one table from error kinds to HTTP statuses.

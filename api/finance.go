@@ -4,9 +4,9 @@ import (
 	"net/http"
 
 	"mdqs/db"
-	"mdqs/finance"
-	"mdqs/market"
-	"mdqs/upstream"
+	"mdqs/internal/finance"
+	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // reportItem is one stock's main indicators for one period. Values are

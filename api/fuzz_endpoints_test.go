@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/finance"
-	"mdqs/hotrank"
-	"mdqs/market"
-	"mdqs/news"
+	"mdqs/internal/finance"
+	"mdqs/internal/hotrank"
+	"mdqs/internal/market"
+	"mdqs/internal/news"
 )
 
 // newFuzzHarness is a server with every service configured and data in

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"mdqs/client"
+	"mdqs/internal/client"
 )
 
 // FuzzAuthHeaders throws arbitrary Authorization, signature and api-key

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // The bounds of a request's head. A request over them is answered with

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"mdqs/cache"
+	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 	"mdqs/jobs"
-	"mdqs/market"
-	"mdqs/upstream"
 )
 
 type cacheHealth struct {

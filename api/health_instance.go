@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"mdqs/cluster"
+	"mdqs/internal/cluster"
 )
 
 // InstanceDeps say who this process is among a deployment's instances.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"mdqs/cluster"
+	"mdqs/internal/cluster"
 )
 
 // A script or a load balancer asks which instance answered and whether it

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/internal/market"
 	"mdqs/jobs"
-	"mdqs/market"
 )
 
 // The health endpoints write every time as the rest of the API does:

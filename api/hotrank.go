@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"mdqs/db"
-	"mdqs/hotrank"
-	"mdqs/market"
+	"mdqs/internal/hotrank"
+	"mdqs/internal/market"
 )
 
 // hotRankItem is spec 2.5, plus where the row came from: emappdata

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/demo"
-	"mdqs/finance"
-	"mdqs/hotrank"
-	"mdqs/hotrank/hotranktest"
-	"mdqs/market"
-	"mdqs/news"
-	"mdqs/upstream"
+	"mdqs/internal/demo"
+	"mdqs/internal/finance"
+	"mdqs/internal/hotrank"
+	"mdqs/internal/hotrank/hotranktest"
+	"mdqs/internal/market"
+	"mdqs/internal/news"
+	"mdqs/internal/upstream"
 )
 
 // infoHarness is the harness with hot rank, news and financial reports

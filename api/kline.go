@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"mdqs/adjust"
-	"mdqs/bridge"
-	"mdqs/corpaction"
-	"mdqs/indicator"
-	"mdqs/kline"
-	"mdqs/market"
+	"mdqs/internal/adjust"
+	"mdqs/internal/bridge"
+	"mdqs/internal/corpaction"
+	"mdqs/internal/indicator"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
 )
 
 func timeOf(ts int64) time.Time { return time.Unix(ts, 0) }

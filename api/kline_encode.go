@@ -4,10 +4,10 @@ import (
 	"slices"
 	"strconv"
 
-	"mdqs/adjust"
-	"mdqs/corpaction"
-	"mdqs/indicator"
-	"mdqs/market"
+	"mdqs/internal/adjust"
+	"mdqs/internal/corpaction"
+	"mdqs/internal/indicator"
+	"mdqs/internal/market"
 )
 
 // barFields are the selectable fields of a K-line row; trade_date, ts and

@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"mdqs/db"
-	"mdqs/indicator"
-	"mdqs/kline"
-	"mdqs/market"
+	"mdqs/internal/indicator"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
 )
 
 // maxPageSize bounds with_realtime pages (spec 8).

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/indicator"
-	"mdqs/kline"
-	"mdqs/market"
+	"mdqs/internal/indicator"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
 )
 
 type klineRow map[string]any

@@ -13,9 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 
-	"mdqs/auth"
 	"mdqs/db"
-	"mdqs/upstream"
+	"mdqs/internal/auth"
+	"mdqs/internal/upstream"
 )
 
 // handleMetrics is GET /metrics in the Prometheus exposition format.

@@ -11,8 +11,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"mdqs/internal/market"
 	"mdqs/jobs"
-	"mdqs/market"
 )
 
 // metricsBefore is every family /metrics served before it moved to

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"mdqs/auth"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 // principal is the authenticated caller of a protected request. It rides

@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"mdqs/db"
-	"mdqs/market"
-	"mdqs/news"
+	"mdqs/internal/market"
+	"mdqs/internal/news"
 )
 
 // newsItem is spec 2.6 (id, title, source, published_at) with the type,

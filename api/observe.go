@@ -10,8 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"mdqs/auth"
-	"mdqs/upstream"
+	"mdqs/internal/auth"
+	"mdqs/internal/upstream"
 )
 
 // httpMetrics are the request figures of every route, for /metrics.

@@ -19,7 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
-	"mdqs/kline"
+	"mdqs/internal/kline"
 )
 
 // contract validates requests and responses against the served OpenAPI

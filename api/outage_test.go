@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/board"
-	"mdqs/config"
-	"mdqs/finance"
-	"mdqs/hotrank"
-	"mdqs/hotrank/hotranktest"
-	"mdqs/market"
-	"mdqs/movement"
-	"mdqs/news"
-	"mdqs/upstream"
+	"mdqs/internal/board"
+	"mdqs/internal/config"
+	"mdqs/internal/finance"
+	"mdqs/internal/hotrank"
+	"mdqs/internal/hotrank/hotranktest"
+	"mdqs/internal/market"
+	"mdqs/internal/movement"
+	"mdqs/internal/news"
+	"mdqs/internal/upstream"
 )
 
 // closedURL is the address of a server that has stopped: connecting to it

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // query collects typed query parameters and keeps the first problem, so a

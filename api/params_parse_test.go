@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // parseParams replaced url.ParseQuery on every request; it must read every

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func q(raw string) *query { return newQuery(httptest.NewRequest("GET", "/x?"+raw, nil)) }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // maxProfileSeconds bounds ?seconds=: a longer look is a job for a

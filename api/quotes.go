@@ -5,9 +5,9 @@ import (
 	"math"
 	"net/http"
 
-	"mdqs/market"
-	"mdqs/quote"
-	"mdqs/stream"
+	"mdqs/internal/market"
+	"mdqs/internal/quote"
+	"mdqs/internal/stream"
 )
 
 // quoteItem is one code's quote. Unknown figures are null: an index has

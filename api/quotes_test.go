@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 type quoteView struct {

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // RateLimit is one token bucket: Rate requests per second refill Burst. A

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"strings"
 
-	"mdqs/auth"
-	"mdqs/finance"
-	"mdqs/hotrank"
-	"mdqs/market"
-	"mdqs/news"
+	"mdqs/internal/auth"
+	"mdqs/internal/finance"
+	"mdqs/internal/hotrank"
+	"mdqs/internal/market"
+	"mdqs/internal/news"
 )
 
 // InfoDeps are the collaborators of the hot-rank, news and financial-report

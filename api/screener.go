@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/market"
-	"mdqs/screener"
+	"mdqs/internal/market"
+	"mdqs/internal/screener"
 )
 
 // jobView is a screen as the status endpoint shows it.

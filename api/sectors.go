@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"mdqs/market"
-	"mdqs/movement"
+	"mdqs/internal/market"
+	"mdqs/internal/movement"
 )
 
 // sectorQuery reads the common parameters of spec 4.4. sort is read first

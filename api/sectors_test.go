@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
-	"mdqs/movement"
-	"mdqs/upstream/upstreamtest"
+	"mdqs/internal/market"
+	"mdqs/internal/movement"
+	"mdqs/internal/upstream/upstreamtest"
 )
 
 type rowsAnswer struct {

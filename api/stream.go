@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"mdqs/board"
-	"mdqs/market"
-	"mdqs/movement"
-	"mdqs/ranking"
-	"mdqs/stream"
+	"mdqs/internal/board"
+	"mdqs/internal/market"
+	"mdqs/internal/movement"
+	"mdqs/internal/ranking"
+	"mdqs/internal/stream"
 )
 
 const (

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
-	"mdqs/stream"
+	"mdqs/internal/market"
+	"mdqs/internal/stream"
 )
 
 // withStream gives the server a hub of its own configuration.

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"mdqs/auth"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 type tokenRequest struct {

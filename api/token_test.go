@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func TestTokenIssuedInSpecShape(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // waits marks a handler that may wait on an upstream fetch (a sector

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // waits gives a handler's context the request's upstream wait; a path that

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Action is one corporate action as a source gives it (a gbbq record:

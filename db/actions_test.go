@@ -12,7 +12,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // w is a float32 value widened, as a gbbq's values reach the store.

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Alert is a client's standing screen.

@@ -10,7 +10,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // failFileState makes the store refuse a file state whose path is

@@ -8,7 +8,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // The K-line endpoint reads a year of one series out of millions of bars:

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // FreqMinutes is the bar length a frequency is stored under.

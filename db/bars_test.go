@@ -7,7 +7,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func dayBars(n int) []market.Bar {

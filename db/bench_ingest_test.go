@@ -10,7 +10,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // BenchmarkIngestStores is the bar ingest rate of both stores in one run:

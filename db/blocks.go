@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Block is a named group of securities: an industry, concept, style or

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"mdqs/auth"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 const clientColumns = `id, secret_hash, scopes, enabled, expires_at, api_key_hash, enable_log, created_at, updated_at`

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // TestSaveCollectionStoresOnlyNewData: a collection with the same data

@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
-	"mdqs/market"
+	"mdqs/internal/market"
 
 	"github.com/jackc/pgx/v5"
 )

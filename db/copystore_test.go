@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 // copySource is a SQLite store with rows in the tables a copy must carry

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // filter builds a WHERE clause of ANDed conditions with their bound

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // ReportRecord is one stock's main indicators for one report period

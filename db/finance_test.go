@@ -8,7 +8,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func report(code string, period market.Day, revenue float64) db.ReportRecord {

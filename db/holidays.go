@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Holiday is one exchange closure.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // HotRankEntry is one stock's place in a day's hot rank.

@@ -7,7 +7,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 var infoNow = time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai())

@@ -8,7 +8,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // A keyword is a substring, its % and _ are text: before, keyword=% or _

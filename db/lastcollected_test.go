@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func TestLastCollectedIsTheNewestCollectionOfTheFamilyDaySource(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )

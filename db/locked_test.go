@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 const holdLockEnv = "MDQS_TEST_HOLD_LOCK"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func openMarket(t *testing.T, path, want string) (*db.Store, error) {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // InsertEvents records movement events in one transaction. An event whose

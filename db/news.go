@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // NewsRecord is one stored news item.

@@ -8,7 +8,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func newsItem(uid, title, body string, typ int, published string, codes ...string) db.NewsRecord {

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // The store's SQL is written once, with SQLite's ? placeholders, in the

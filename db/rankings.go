@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // SaveDailyRanking stores every list of a day's ranking, replacing what the

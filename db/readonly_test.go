@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 // A database this process may only read still serves reads; every write

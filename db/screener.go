@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Screener job states.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // DailyColumns is one code's daily bars, oldest first, column by column:

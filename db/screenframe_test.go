@@ -8,7 +8,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // EachDailyColumns gives the same bars as EachDailySeries, column by

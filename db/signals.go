@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // EachDailySeries streams every code's daily bars from fromTS on, one code

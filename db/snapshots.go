@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // SaveSnapshot stores one collection and its sectors in one transaction.

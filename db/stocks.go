@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Stock is a security the service knows.

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"mdqs/auth"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 // InsertToken stores a token and, in the same transaction, evicts the

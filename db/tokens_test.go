@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
 	"mdqs/db/dbtest"
+	"mdqs/internal/auth"
 )
 
 // A token evicted for the per-client limit is cached by the other

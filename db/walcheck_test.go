@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/auth"
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/auth"
+	"mdqs/internal/market"
 )
 
 // Issue 20: a read-only folder whose -wal file holds committed

@@ -10,8 +10,8 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
+	"mdqs/internal/market"
 	"mdqs/jobs"
-	"mdqs/market"
 )
 
 // Two instances on one PostgreSQL store, wired as main wires them: only

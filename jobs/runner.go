@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 // Func is one run of a job.

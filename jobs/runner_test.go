@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/market"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for a postgres:// -db
 )

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/demo"
-	"mdqs/market"
+	"mdqs/internal/demo"
+	"mdqs/internal/market"
 )
 
 const genAbout = `Builds the benchmark database from the demo market: daily bars of every

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/demo"
-	"mdqs/market"
+	"mdqs/internal/demo"
+	"mdqs/internal/market"
 )
 
 const ingestAbout = `Measures the ingest rate of db.IngestBars against the sqlite3 command-line

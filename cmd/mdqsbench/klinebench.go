@@ -20,14 +20,14 @@ import (
 	"time"
 
 	"mdqs/api"
-	"mdqs/auth"
 	"mdqs/cache"
-	"mdqs/client"
-	"mdqs/config"
 	"mdqs/db"
-	"mdqs/kline"
-	"mdqs/market"
-	"mdqs/sources"
+	"mdqs/internal/auth"
+	"mdqs/internal/client"
+	"mdqs/internal/config"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
+	"mdqs/internal/sources"
 )
 
 const klineAbout = `Starts the server in-process on 127.0.0.1 over a database made by gen,

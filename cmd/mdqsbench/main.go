@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 const usage = `usage: mdqsbench COMMAND [flags]

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"mdqs/db"
-	"mdqs/market"
+	"mdqs/internal/market"
 )
 
 func TestPercentile(t *testing.T) {

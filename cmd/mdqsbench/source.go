@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"mdqs/demo"
-	"mdqs/market"
+	"mdqs/internal/demo"
+	"mdqs/internal/market"
 )
 
 // demoMarket is the demo market the benchmarks read, at the scale asked

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"mdqs/tdx"
+	"mdqs/internal/tdx"
 )
 
 const vipdocAbout = `writes a generated terminal folder: -files daily-bar files (vipdoc/{sh,sz,bj}/lday/*.day)

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"mdqs/loadgen"
+	"mdqs/internal/loadgen"
 )
 
 func main() {

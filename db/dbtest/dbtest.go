@@ -29,7 +29,7 @@ const (
 // HowToPostgres says how to run the tests on PostgreSQL.
 const HowToPostgres = "start a throwaway server with `. .ci/services.sh && start_postgres` (root; it exports " + PostgresEnv +
 	"), then run `go test ./...` for the tests that need a server, and `" + StoreEnv +
-	"=postgres go test ./db/... ./api ./kline ./auth` (the full list is in .ci/run) for the store's suites on it"
+	"=postgres go test ./db/... ./api ./internal/kline ./internal/auth` (the full list is in .ci/run) for the store's suites on it"
 
 // Postgres reports that the tests run on PostgreSQL; it fails the test
 // when asked for without a server to run on.

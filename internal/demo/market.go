@@ -1,0 +1,250 @@
+package demo
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"mdqs/internal/market"
+	"mdqs/internal/upstream"
+)
+
+// Market is the synthetic A-share market. Its methods are safe for
+// concurrent use; its caches are bounded.
+type Market struct {
+	clock market.Clock
+	seed  uint64
+	u     *universe
+
+	days   []market.Day // trading days from HistoryStart to the horizon
+	anchor int          // index of the anchor day in days
+	nInd   int          // industries; factor ids are 0 market, 1+i industry i, 1+nInd+j concept j
+
+	shape               [241]float64 // U-shaped intraday volume profile, by minute 1..240
+	mkMin, inMin, cnMin float64      // one-minute volatilities of the factors
+
+	uniMu       sync.Mutex // the universe walk
+	checkpoints map[int]*uniState
+	recent      *lru[int, *uniState]
+	dayStates   *lru[int, *dayState]
+
+	snapMu  sync.Mutex // snapshot states and the day bridges
+	snaps   *lru[snapKey, *snapState]
+	bridges *lru[int, *dayBridges]
+
+	seriesMu sync.Mutex
+	series   *lru[int32, *series]
+
+	statMu sync.Mutex
+	status upstream.Status
+
+	ix indexBook // the stock indices, built on first use
+
+	rights rightsIssue // the one rights issue (actions.go)
+}
+
+// Stock is a listed stock of the demo universe.
+type Stock struct {
+	Code        market.Code
+	Name        string
+	Industry    string   // industry board code
+	Concepts    []string // concept board codes, ascending
+	FloatShares int64
+	TotalShares int64
+	Listed      market.Day
+}
+
+// Board is an industry or concept board and its members.
+type Board struct {
+	Code    string
+	Name    string
+	Kind    market.SectorKind
+	Members []market.Code // ascending
+}
+
+// New builds the market. A nil clock is the system clock.
+func New(cfg Config, clock market.Clock) (*Market, error) {
+	if clock == nil {
+		clock = market.SystemClock{}
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cal := cfg.Calendar
+	start := cal.Next(cfg.HistoryStart.AddDays(-1))
+	horizon := market.NewDay(anchorDay.Year()+horizonYears, 12, 31)
+	days := cal.Between(start, horizon)
+	anchor, ok := slices.BinarySearch(days, cal.OnOrBefore(anchorDay))
+	if !ok || len(days) == 0 {
+		return nil, market.Errorf(market.KindInvalid, "demo: no trading days between %v and %v", start, anchorDay)
+	}
+	u, err := buildUniverse(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := &Market{
+		clock: clock, seed: uint64(cfg.Seed), u: u,
+		days: days, anchor: anchor, nInd: len(u.industries),
+		checkpoints: map[int]*uniState{},
+		recent:      newLRU[int, *uniState](40),
+		dayStates:   newLRU[int, *dayState](4),
+		snaps:       newLRU[snapKey, *snapState](4),
+		bridges:     newLRU[int, *dayBridges](2),
+		series:      newLRU[int32, *series](32),
+		status:      upstream.Status{Source: Source},
+	}
+	for i := range u.stocks {
+		u.stocks[i].first, _ = slices.BinarySearch(days, u.stocks[i].listed)
+	}
+	sq := math.Sqrt(240)
+	m.mkMin, m.inMin, m.cnMin = mktVol/sq, indVol/sq, conVol/sq
+	for k := 1; k <= 240; k++ {
+		// Heavy at the open, lighter through the morning, a small bump
+		// after lunch and a build-up into the close; rational decays
+		// instead of exp keep it bit-reproducible.
+		x := float64(k)
+		v := 1 + 2.4/(1+(x-1)/6) + 1.3/(1+(240-x)/7)
+		if k > 120 {
+			v += 0.5 / (1 + float64((x-121)/4))
+		}
+		m.shape[k] = v
+	}
+	m.rights = m.pickRights()
+	return m, nil
+}
+
+// Stocks lists the universe in code order, including stocks whose listing
+// day is after a given instant (they have no bars before it).
+func (m *Market) Stocks() []Stock {
+	out := make([]Stock, len(m.u.stocks))
+	for i := range m.u.stocks {
+		s := &m.u.stocks[i]
+		cs := make([]string, len(s.concepts))
+		for k, j := range s.concepts {
+			cs[k] = m.u.concepts[j].code
+		}
+		slices.Sort(cs)
+		out[i] = Stock{Code: s.code, Name: s.name, Industry: m.u.industries[s.ind].code, Concepts: cs,
+			FloatShares: s.fs, TotalShares: s.total, Listed: s.listed}
+	}
+	return out
+}
+
+// Boards lists the industry or concept boards in code order; nil for
+// another kind.
+func (m *Market) Boards(kind market.SectorKind) []Board {
+	bs := m.boardsOf(kind)
+	if bs == nil {
+		return nil
+	}
+	out := make([]Board, len(bs))
+	for i, b := range bs {
+		ms := make([]market.Code, len(b.members))
+		for k, si := range b.members {
+			ms[k] = m.u.stocks[si].code
+		}
+		out[i] = Board{Code: b.code, Name: b.name, Kind: b.kind, Members: ms}
+	}
+	slices.SortFunc(out, func(a, b Board) int { return cmp.Compare(a.Code, b.Code) })
+	return out
+}
+
+// CollidingNames are the board names that are both an industry and a
+// concept in this market (贵金属 and 船舶制造 at the default scale), made
+// on purpose so that the ranking's merge-by-name has something to dedupe.
+func (m *Market) CollidingNames() []string { return slices.Clone(m.u.colliding) }
+
+// Status mirrors the upstream clients' health report. The demo never
+// fails for upstream reasons, so only calls and successes move.
+func (m *Market) Status() upstream.Status {
+	m.statMu.Lock()
+	defer m.statMu.Unlock()
+	return m.status
+}
+
+func (m *Market) observe(start time.Time, errp *error) {
+	err := *errp
+	end := m.clock.Now()
+	m.statMu.Lock()
+	defer m.statMu.Unlock()
+	m.status.Calls++
+	if upstream.KindOf(err) == upstream.KindCanceled {
+		return // the caller gave up; as in the upstream clients, not a failure
+	}
+	m.status.LastLatency = end.Sub(start)
+	if err == nil {
+		m.status.LastSuccess = end
+		m.status.ConsecutiveFailures = 0
+		return
+	}
+	m.status.Failures++
+	m.status.ConsecutiveFailures++
+	m.status.LastError, m.status.LastErrorAt = err.Error(), end
+}
+
+func (m *Market) boardsOf(kind market.SectorKind) []board {
+	switch kind {
+	case market.Industry:
+		return m.u.industries
+	case market.Concept:
+		return m.u.concepts
+	}
+	return nil
+}
+
+// boardOffset is where a kind's boards start among all boards: industries
+// first, then concepts.
+func (m *Market) boardOffset(kind market.SectorKind) int {
+	if kind == market.Concept {
+		return m.nInd
+	}
+	return 0
+}
+
+func (m *Market) lookup(code market.Code) (int32, error) {
+	si, ok := m.u.byCode[code]
+	if !ok {
+		return 0, market.Errorf(market.KindNotFound, "demo: no stock %s", code)
+	}
+	return si, nil
+}
+
+// index is the timeline position of a trading day.
+func (m *Market) index(d market.Day) (int, bool) { return slices.BinarySearch(m.days, d) }
+
+// onOrBefore is the position of the last trading day on or before d, -1
+// when d precedes the history.
+func (m *Market) onOrBefore(d market.Day) int {
+	i, ok := slices.BinarySearch(m.days, d)
+	if ok {
+		return i
+	}
+	return i - 1
+}
+
+// ctxErr reports a finished context the way the upstream clients do.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return &upstream.Error{Kind: upstream.KindCanceled, Source: Source, Err: err}
+	}
+	return nil
+}
+
+// validDay rejects day numbers that are not dates (20261340).
+func validDay(d market.Day) bool {
+	if d == 0 {
+		return true
+	}
+	if d < 10000101 || d > 99991231 {
+		return false
+	}
+	_, err := market.ParseDay(d.String())
+	return err == nil
+}
