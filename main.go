@@ -48,12 +48,23 @@ import (
 	"mdqs/jobs"
 )
 
+// The store's schema and the shipped defaults, from the repository's root:
+// go:embed cannot reach a parent folder, so the packages that need them
+// (db, the commands) are handed them from here.
+var (
+	//go:embed schema.sql
+	sqliteSchema string
+	//go:embed config.toml
+	configFile []byte
+)
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
+		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
 	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
 }
@@ -183,7 +194,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if cfg.DemoMode() {
 		storeMarket = db.MarketDemo
 	}
-	store, err := db.Open(ctx, cfg.DBPath(), db.Options{Readers: cfg.Server.DBReaders, Market: storeMarket})
+	store, err := db.Open(ctx, cfg.DBPath(), db.Options{Readers: cfg.Server.DBReaders, Market: storeMarket, SQLiteSchema: env.SQLiteSchema})
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,9 @@ import (
 func testEnv(stdout, stderr *loadgen.SyncBuffer) cli.Env {
 	return cli.Env{
 		Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
-		Getenv:  func(string) string { return "" },
-		Version: "test",
+		Getenv:       func(string) string { return "" },
+		Version:      "test",
+		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
 }
 
@@ -61,7 +62,7 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 	t.Helper()
 	dir := t.TempDir()
 	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
-	cfgPath := filepath.Join("internal", "config", "defaults.toml")
+	cfgPath := "config.toml"
 	if o.config != "" {
 		cfgPath = filepath.Join(dir, "config.toml")
 		if err := os.WriteFile(cfgPath, []byte(o.config), 0o600); err != nil {

@@ -91,7 +91,7 @@ func TestTeamHelperProcess(t *testing.T) {
 		onListen: func(a net.Addr) { fmt.Fprintf(os.Stdout, "%s%s\n", teamListening, a) },
 	}
 	env := cli.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: os.Stderr,
-		Getenv: func(string) string { return "" }, Version: "test"}
+		Getenv: func(string) string { return "" }, Version: "test", SQLiteSchema: sqliteSchema}
 	if err := serve(ctx, env, spec.Args, hooks); err != nil {
 		t.Fatalf("serve: %v", err)
 	}

@@ -155,7 +155,7 @@ func (w *discardWriter) WriteHeader(int)             {}
 func top50Bench(b *testing.B) (*harness, string, *ranking.Entry) {
 	h := newHarness(b, func(c *harnessConfig) {
 		c.auth.NonceCapacity = 20_000_000
-		c.deps.UpstreamWait = 20 * time.Second // as served: internal/config/defaults.toml's server.upstream_wait
+		c.deps.UpstreamWait = 20 * time.Second // as served: config.toml's server.upstream_wait
 	})
 	h.push2.SetSectors(market.Industry, t0, upstreamtest.Sectors("行业", 90))
 	h.push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 450))

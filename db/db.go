@@ -25,14 +25,13 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// The schemas, one per dialect, with the same versions: the single source of
-// the database layout.
-var (
-	//go:embed schema/sqlite.sql
-	sqliteSchema string
-	//go:embed schema/postgres.sql
-	postgresSchema string
-)
+// postgresSchema is the PostgreSQL dialect's schema, with the same versions
+// as the SQLite schema: schema.sql at the repository's root, the default
+// store's, which package main embeds (go:embed cannot reach a parent folder)
+// and hands to Open as Options.SQLiteSchema.
+//
+//go:embed postgres.sql
+var postgresSchema string
 
 // Options tune Open; zero values take defaults.
 type Options struct {
@@ -43,8 +42,13 @@ type Options struct {
 	// new store records it. "" checks nothing (client administration,
 	// which holds no market data).
 	Market string
-	// Schema replaces the built-in schema of the database's dialect (tests
-	// of the migration mechanism).
+	// SQLiteSchema is the SQLite dialect's schema, the text of schema.sql at
+	// the repository's root (package main embeds it; tests and tools read
+	// it from the checkout with package checkout). Opening a SQLite file
+	// needs it; PostgreSQL's schema is built in (postgres.sql).
+	SQLiteSchema string
+	// Schema replaces the schema of the database's dialect (tests of the
+	// migration mechanism).
 	Schema string
 }
 
@@ -100,21 +104,20 @@ func dsn(path string, busy time.Duration, extra ...string) string {
 	return path + sep + strings.Join(append(params, extra...), "&")
 }
 
-// SQLiteSchema is the SQLite dialect's schema (the benchmark that loads the
-// same rows with the sqlite3 tool creates its table from it).
-func SQLiteSchema() string { return sqliteSchema }
-
 // Open opens the store at target, a database file (created if needed) or
 // a PostgreSQL URL (postgres://...), applies the pending migrations of its
 // dialect's schema, and returns the store.
 func Open(ctx context.Context, target string, opt Options) (*Store, error) {
 	opt = opt.withDefaults()
-	schema := sqliteSchema
+	schema := opt.SQLiteSchema
 	if IsPostgres(target) {
 		schema = postgresSchema
 	}
 	if opt.Schema != "" {
 		schema = opt.Schema
+	}
+	if schema == "" {
+		return nil, errors.New("db: no schema for a SQLite store: Options.SQLiteSchema must hold schema.sql (package main embeds it)")
 	}
 	migrations, err := parseSchema(schema)
 	if err != nil {

@@ -113,7 +113,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stores[i], errs[i] = db.Open(context.Background(), target, db.Options{Market: db.MarketLive, BusyTimeout: 10 * time.Second})
+			stores[i], errs[i] = db.Open(context.Background(), target, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t), Market: db.MarketLive, BusyTimeout: 10 * time.Second})
 		}()
 	}
 	wg.Wait()
@@ -144,7 +144,7 @@ func TestParseSchemaRejectsGapsAndEmpty(t *testing.T) {
 
 func TestOpenRejectsPathsThatWouldBeMisread(t *testing.T) {
 	for _, p := range []string{"", ":memory:", "a.db?mode=ro", "a#b.db"} {
-		if _, err := db.Open(context.Background(), p, db.Options{}); err == nil {
+		if _, err := db.Open(context.Background(), p, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)}); err == nil {
 			t.Errorf("Open(%q) succeeded, want an error", p)
 		}
 	}

@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+
+	"mdqs/internal/checkout"
 )
 
 // ReaderExec lets tests prove the reader pool refuses writes.
@@ -24,7 +26,10 @@ func (s *Store) ReaderPragma(ctx context.Context, name string) (int, error) {
 // A schema "" is the built-in one.
 func OpenReadOnly(ctx context.Context, path, schema string, folder bool) (*Store, error) {
 	if schema == "" {
-		schema = sqliteSchema
+		var err error
+		if schema, err = checkout.SQLiteSchema(); err != nil {
+			return nil, err
+		}
 	}
 	migrations, err := parseSchema(schema)
 	if err != nil {

@@ -176,7 +176,7 @@ func TestLeadershipHelperProcess(t *testing.T) {
 	if target == "" {
 		t.Skip("the helper of TestLeadershipFailoverWhenTheLeaderIsKilled")
 	}
-	s, err := db.Open(context.Background(), target, db.Options{})
+	s, err := db.Open(context.Background(), target, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

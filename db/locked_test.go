@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/auth"
 	"mdqs/internal/market"
 )
@@ -32,7 +33,7 @@ func TestWriteLockHeldByAnotherProcess(t *testing.T) {
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mdqs.db")
-	s, err := db.Open(ctx, path, db.Options{BusyTimeout: 50 * time.Millisecond})
+	s, err := db.Open(ctx, path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t), BusyTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

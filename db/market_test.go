@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/market"
 )
 
 func openMarket(t *testing.T, path, want string) (*db.Store, error) {
 	t.Helper()
-	s, err := db.Open(context.Background(), path, db.Options{Market: want})
+	s, err := db.Open(context.Background(), path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t), Market: want})
 	if err == nil {
 		t.Cleanup(func() { s.Close() })
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/auth"
 	"mdqs/internal/market"
 )
@@ -23,7 +24,7 @@ func TestReadOnlyFolderWithLeftoverWAL(t *testing.T) {
 	for _, withSHM := range []bool{true, false} {
 		t.Run(map[bool]string{true: "with -shm", false: "without -shm"}[withSHM], func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "mdqs.db")
-			s, err := db.Open(ctx, path, db.Options{})
+			s, err := db.Open(ctx, path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func TestReadOnlyFolderWithLeftoverWAL(t *testing.T) {
 	// A -wal whose transactions are all in the file (or an empty one)
 	// opens immutable, as before.
 	path := filepath.Join(t.TempDir(), "mdqs.db")
-	s, err := db.Open(ctx, path, db.Options{})
+	s, err := db.Open(ctx, path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	store, err := db.Open(ctx, *path, db.Options{Readers: 2})
+	store, err := openStore(ctx, *path, db.Options{Readers: 2})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/internal/checkout"
 	"mdqs/internal/demo"
 	"mdqs/internal/market"
 )
@@ -58,7 +59,11 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *rows < 1 || *txRows < 1 || *repeat < 1 {
 		return usageError{"ingest: -rows, -tx-rows and -repeat must be positive"}
 	}
-	ddl, err := barsDDL(db.SQLiteSchema())
+	schema, err := checkout.SQLiteSchema()
+	if err != nil {
+		return err
+	}
+	ddl, err := barsDDL(schema)
 	if err != nil {
 		return err
 	}
@@ -205,7 +210,7 @@ func benchRows(ctx context.Context, n int, seed int64) ([]db.BarBatch, error) {
 // in the database file, as the sqlite3 process's exit does.
 func ingestGo(ctx context.Context, path string, batches []db.BarBatch, txRows int) (time.Duration, db.IngestCounts, error) {
 	var total db.IngestCounts
-	store, err := db.Open(ctx, path, db.Options{Readers: 1})
+	store, err := openStore(ctx, path, db.Options{Readers: 1})
 	if err != nil {
 		return 0, total, err
 	}

@@ -295,7 +295,7 @@ func startServer(ctx context.Context, path string) (*benchServer, error) {
 		closeAll()
 		return nil, err
 	}
-	store, err := db.Open(ctx, path, db.Options{Readers: cfg.Server.DBReaders})
+	store, err := openStore(ctx, path, db.Options{Readers: cfg.Server.DBReaders})
 	if err != nil {
 		return nil, err
 	}

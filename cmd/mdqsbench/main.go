@@ -8,7 +8,7 @@
 //	go run ./cmd/mdqsbench kline -db /tmp/mdqs-bench.db
 //	go run ./cmd/mdqsbench vipdoc -dir /tmp/fake_tdx
 //
-// It uses the store's own schema (package db embeds it).
+// It uses the store's own schema, schema.sql of the checkout it runs in.
 package main
 
 import (

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/internal/checkout"
 	"mdqs/internal/market"
 )
 
@@ -58,7 +59,11 @@ func TestTxChunksKeepsBatchesWhole(t *testing.T) {
 }
 
 func TestBarsDDLIsTheSchemas(t *testing.T) {
-	ddl, err := barsDDL(db.SQLiteSchema())
+	schema, err := checkout.SQLiteSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddl, err := barsDDL(schema)
 	if err != nil || !strings.HasPrefix(ddl, "CREATE TABLE bars (") || !strings.HasSuffix(ddl, "WITHOUT ROWID;") {
 		t.Fatalf("bars DDL %q, %v", ddl, err)
 	}

@@ -18,6 +18,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the schema's creation
 
 	"mdqs/db"
+	"mdqs/internal/checkout"
 )
 
 // The environment that points the tests at PostgreSQL.
@@ -109,10 +110,21 @@ func Open(t testing.TB) *db.Store {
 // reopen a store.
 func OpenAt(t testing.TB, target string) *db.Store {
 	t.Helper()
-	s, err := db.Open(context.Background(), target, db.Options{})
+	s, err := db.Open(context.Background(), target, db.Options{SQLiteSchema: SQLiteSchema(t)})
 	if err != nil {
 		t.Fatalf("dbtest: open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// SQLiteSchema is schema.sql, the SQLite store's schema, which package main
+// embeds and hands to db.Open; a test reads it from the checkout.
+func SQLiteSchema(t testing.TB) string {
+	t.Helper()
+	schema, err := checkout.SQLiteSchema()
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	return schema
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/demo"
 	"mdqs/internal/market"
 )
@@ -70,7 +71,7 @@ func summary(t *testing.T, out string) (written, unchanged int) {
 
 func storedDaily(t *testing.T, dbPath string, codes map[market.Code]int) (total, covered int) {
 	t.Helper()
-	s, err := db.Open(context.Background(), dbPath, db.Options{Readers: 1})
+	s, err := db.Open(context.Background(), dbPath, db.Options{Readers: 1, SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

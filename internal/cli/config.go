@@ -41,7 +41,7 @@ func Config(ctx context.Context, env Env, args []string) error {
 	}
 	switch sub {
 	case "defaults":
-		_, err := env.Stdout.Write(config.Defaults())
+		_, err := env.Stdout.Write(env.ConfigFile)
 		return err
 	case "check":
 		cfg, from, err := config.Load(*configPath)

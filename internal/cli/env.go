@@ -31,6 +31,12 @@ type Env struct {
 	// CacheDir is the user's cache folder (os.UserCacheDir), where mdqs
 	// call keeps its tokens; nil keeps none.
 	CacheDir func() (string, error)
+	// SQLiteSchema and ConfigFile are the files package main embeds from
+	// the repository's root: schema.sql, which every SQLite store a
+	// command opens is migrated to, and config.toml, the shipped defaults
+	// `mdqs config defaults` prints.
+	SQLiteSchema string
+	ConfigFile   []byte
 }
 
 // ExitError carries a process exit status for main to use.
@@ -195,7 +201,7 @@ func openStore(ctx context.Context, env Env, f storeFlags, create bool, hint str
 	if err != nil {
 		return nil, err
 	}
-	store, err := db.Open(ctx, dbPath, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
+	store, err := db.Open(ctx, dbPath, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout, SQLiteSchema: env.SQLiteSchema})
 	if err == nil && isNew {
 		announceCreated(env, dbPath)
 	}
@@ -243,7 +249,7 @@ func openFor(ctx context.Context, env Env, f storeFlags, readers int, want strin
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	store, err := db.Open(ctx, path, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want})
+	store, err := db.Open(ctx, path, db.Options{Readers: readers, BusyTimeout: commandBusyTimeout, Market: want, SQLiteSchema: env.SQLiteSchema})
 	if err != nil {
 		return config.Config{}, nil, err
 	}

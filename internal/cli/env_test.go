@@ -29,13 +29,13 @@ func demoEnv(t *testing.T, seed, stocks int) (env Env, dbPath, configPath string
 	}
 	// The store exists, as after a server's first run: commands other than
 	// client add do not create one (TestCommandsNeverCreateADatabaseSilently).
-	store, err := db.Open(context.Background(), dbPath, db.Options{})
+	store, err := db.Open(context.Background(), dbPath, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
 	out = &bytes.Buffer{}
 	env = Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Getenv: func(string) string { return "" },
-		Version: "test"}
+		Version: "test", SQLiteSchema: dbtest.SQLiteSchema(t)}
 	return env, dbPath, configPath, out
 }

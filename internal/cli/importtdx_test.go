@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/bridge/bridgetest"
 	"mdqs/internal/market"
 )
@@ -29,7 +30,7 @@ func TestImportTDX(t *testing.T) {
 			t.Errorf("first import's output lacks %q:\n%s", want, first)
 		}
 	}
-	store, err := db.Open(ctx, dbPath, db.Options{})
+	store, err := db.Open(ctx, dbPath, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func MigrateStore(ctx context.Context, env Env, args []string) error {
 	if _, err := checkStore(env, src, false, "give -from with the server's database file"); err != nil {
 		return err
 	}
-	source, err := db.Open(ctx, src, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout})
+	source, err := db.Open(ctx, src, db.Options{Readers: 1, BusyTimeout: commandBusyTimeout, SQLiteSchema: env.SQLiteSchema})
 	if err != nil {
 		return &ExitError{Code: 1, Err: err}
 	}

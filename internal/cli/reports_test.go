@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/market"
 )
 
@@ -39,7 +40,7 @@ func TestReportsImport(t *testing.T) {
 	if err := Reports(ctx, env, []string{"import", "-config", configPath, "-code", "600519", "-db", dbPath}); err != nil {
 		t.Fatal(err)
 	}
-	store, err := db.Open(ctx, dbPath, db.Options{})
+	store, err := db.Open(ctx, dbPath, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
 // Package config reads mdqs's TOML configuration. Parsing is strict (an
 // unknown key is an error that names it) and separate from validation, which
-// names the bad field; defaults are the values of defaults.toml (compiled in), so
-// a file only needs the keys it changes.
+// names the bad field; a file only needs the keys it changes, the others keep
+// Default's values (which the shipped config.toml at the repository's root
+// writes down, commented).
 package config
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -21,9 +21,6 @@ import (
 
 	"mdqs/internal/market"
 )
-
-//go:embed defaults.toml
-var defaultsTOML []byte
 
 // Config is the whole configuration. Spec names map to keys by section:
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
@@ -198,27 +195,6 @@ type Log struct {
 	Level  string `toml:"level"`
 	Format string `toml:"format"`
 }
-
-// Default is the configuration when no file sets anything: the shipped
-// defaults.toml, the one place defaults are written down, so the file a user
-// copies and the values a key left out keeps can never disagree.
-func Default() Config {
-	var c Config
-	dec := toml.NewDecoder(bytes.NewReader(defaultsTOML)).DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		// The file is compiled in and TestDefaultsFile parses it: reaching
-		// this is a build that never ran its tests.
-		panic(fmt.Sprintf("config: the built-in defaults.toml does not parse: %v", describe(err)))
-	}
-	if c.Limits.Clients == nil {
-		c.Limits.Clients = map[string]Limit{}
-	}
-	return c
-}
-
-// Defaults is the text of the built-in defaults.toml, for `mdqs config
-// defaults` to print as a starting point.
-func Defaults() []byte { return bytes.Clone(defaultsTOML) }
 
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
 // key and its line. A tdx.dir the text leaves out is the mode's: the demo

@@ -110,7 +110,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 // the defaults lived in one file, a config holding only [server] ran auto
 // mode without the demo client although the shipped file said demo.
 func TestKeysLeftOutKeepTheShippedValues(t *testing.T) {
-	shipped, err := Parse(bytes.NewReader(Defaults()))
+	shipped, err := Parse(bytes.NewReader(shippedFile(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

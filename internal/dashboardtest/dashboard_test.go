@@ -498,7 +498,7 @@ func startServer(t *testing.T) *server {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "serve", "-config", filepath.Join(root, "internal", "config", "defaults.toml"),
+	cmd := exec.Command(bin, "serve", "-config", filepath.Join(root, "config.toml"),
 		"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs.db"))
 	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()

@@ -14,6 +14,7 @@ import (
 	"mdqs/api"
 	"mdqs/cache"
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/auth"
 	"mdqs/internal/board"
 	"mdqs/internal/bridge"
@@ -60,7 +61,7 @@ func newInProcess(t *testing.T, configText string) *inProcess {
 	logs := &loadgen.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "mdqs.db"), db.Options{Readers: cfg.Server.DBReaders})
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "mdqs.db"), db.Options{Readers: cfg.Server.DBReaders, SQLiteSchema: dbtest.SQLiteSchema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ type market struct {
 }
 
 var (
-	realSize  = market{5300, 90, 450, 130} // the built-in defaults (internal/config/defaults.toml)
+	realSize  = market{5300, 90, 450, 130} // the built-in defaults (config.toml)
 	smallSize = market{300, 20, 40, 30}
 )
 

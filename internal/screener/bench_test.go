@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mdqs/db"
+	"mdqs/db/dbtest"
 	"mdqs/internal/demo"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
@@ -34,7 +35,7 @@ import (
 func BenchmarkFullMarketScreen(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "bench.db")
-	store, err := db.Open(ctx, path, db.Options{})
+	store, err := db.Open(ctx, path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func buildTemplate(t *testing.T) string {
 			return
 		}
 		template.path = filepath.Join(dir, "mdqs.db")
-		store, err := db.Open(context.Background(), template.path, db.Options{})
+		store, err := db.Open(context.Background(), template.path, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
 		if err != nil {
 			template.err = err
 			return
