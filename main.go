@@ -30,9 +30,11 @@ import (
 	"mdqs/internal/alert"
 	"mdqs/internal/auth"
 	"mdqs/internal/board"
+	"mdqs/internal/bridge"
 	"mdqs/internal/cli"
 	"mdqs/internal/config"
 	"mdqs/internal/corpaction"
+	"mdqs/internal/demotdx"
 	"mdqs/internal/finance"
 	"mdqs/internal/hotrank"
 	"mdqs/internal/kline"
@@ -202,7 +204,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// A read-only database still serves what it holds, and so does one
 	// whose write lock another process holds: start-up writes below then
 	// warn (and wait for the lock in the background), and writes answer 503.
-	startup := newStartupWrites(store, log)
+	startup := jobs.NewStartupWrites(store, log)
 	if store.ReadOnly() {
 		log.Warn("database opened read-only (no write permission on the file or its folder): reads are served, writes answer 503 'database not writable'",
 			"db", db.Redact(cfg.DBPath()))
@@ -241,7 +243,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if hooks.demoKDF != nil {
 		demoKDF = *hooks.demoKDF
 	}
-	if err := startup.do(ctx, "demo client", func(ctx context.Context) error {
+	if err := startup.Do(ctx, "demo client", func(ctx context.Context) error {
 		return seedDemo(ctx, cfg, store, clock, log, demoKDF)
 	}); err != nil {
 		return err
@@ -441,12 +443,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	runner.Start(ctx)
 	defer runner.Stop()
-	if err := startup.do(ctx, "screen queue", screens.Start); err != nil {
+	if err := startup.Do(ctx, "screen queue", screens.Start); err != nil {
 		return err
 	}
 	defer screens.Stop()
-	startup.start(ctx)
-	defer startup.stop() // before screens.Stop: a postponed start must not race it
+	startup.Start(ctx)
+	defer startup.Stop() // before screens.Stop: a postponed start must not race it
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(api.Listener(ln)) }()
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
@@ -483,6 +485,35 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// checkpoint and close the database.
 	log.Info("mdqs stopped")
 	return nil
+}
+
+// terminalBridge builds the terminal bridge of a configuration. For
+// tdx.dir = "demo" (demo mode) it is the demo market's own terminal, with
+// the job that writes its folder beside the database, rewrites it when the
+// demo market's day moves on, and imports it; the bridge's requests wait
+// for the job's first run. The job is nil for a live folder, which the
+// tdx-refresh job imports after the close.
+func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock,
+	log *slog.Logger) (*bridge.Service, *jobs.Job, error) {
+	dir := cfg.TerminalDir()
+	if cfg.TDX.Dir != config.DemoTerminal || src.Demo == nil {
+		terminal, err := bridge.New(dir, store, cal, clock, log)
+		return terminal, nil, err
+	}
+	terminal := bridge.NewDemo(dir, store, cal, clock, log)
+	w := &demotdx.Writer{Market: src.Demo, Calendar: cal, Clock: clock, Dir: dir, Days: cfg.Demo.HistoryDays, Log: log,
+		Identity: fmt.Sprintf("seed %d, %d stocks, %d industries, %d concepts", cfg.Demo.Seed, cfg.Demo.Stocks, cfg.Demo.Industries, cfg.Demo.Concepts)}
+	// Every minute: the check is one small file read, and the day moves
+	// on at 15:00, when the demo's daily bars become final.
+	job := jobs.Job{Name: "demo-terminal", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+		_, err := w.Ensure(ctx)
+		if err == nil {
+			_, err = terminal.Refresh(ctx, nil)
+		}
+		terminal.Prepared(err)
+		return err
+	}}
+	return terminal, &job, nil
 }
 
 // seedDemo seeds the well-known demo client where the configuration asks

@@ -1,4 +1,4 @@
-package main
+package jobs
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"mdqs/db"
 )
 
-// startupWrites runs the writes serve makes before it listens (the demo
+// StartupWrites runs the writes serve makes before it listens (the demo
 // client, the screen queue's claims) where the store may refuse them:
 //   - a read-only store: the write is skipped with a warning, and every
 //     write after answers 503 "database not writable";
@@ -20,7 +20,7 @@ import (
 //     are tried again in the background until the lock is free.
 //
 // Any other error stops the start.
-type startupWrites struct {
+type StartupWrites struct {
 	store *db.Store
 	log   *slog.Logger
 	every time.Duration // between background attempts
@@ -39,12 +39,13 @@ type startupStep struct {
 // writes a held lock refused (each attempt itself waits busy_timeout).
 const lockRetry = 5 * time.Second
 
-func newStartupWrites(store *db.Store, log *slog.Logger) *startupWrites {
-	return &startupWrites{store: store, log: log, every: lockRetry}
+// NewStartupWrites runs the start-up writes on store.
+func NewStartupWrites(store *db.Store, log *slog.Logger) *StartupWrites {
+	return &StartupWrites{store: store, log: log, every: lockRetry}
 }
 
-// do runs one step now.
-func (s *startupWrites) do(ctx context.Context, what string, run func(ctx context.Context) error) error {
+// Do runs one step now.
+func (s *StartupWrites) Do(ctx context.Context, what string, run func(ctx context.Context) error) error {
 	err := run(ctx)
 	var locked *db.LockedError
 	switch {
@@ -62,8 +63,8 @@ func (s *startupWrites) do(ctx context.Context, what string, run func(ctx contex
 	return err
 }
 
-// start tries the postponed steps again, in order, until each has run.
-func (s *startupWrites) start(ctx context.Context) {
+// Start tries the postponed steps again, in order, until each has run.
+func (s *StartupWrites) Start(ctx context.Context) {
 	if len(s.pending) == 0 {
 		return
 	}
@@ -95,8 +96,8 @@ func (s *startupWrites) start(ctx context.Context) {
 	}()
 }
 
-// stop ends the background attempts and waits for the one running.
-func (s *startupWrites) stop() {
+// Stop ends the background attempts and waits for the one running.
+func (s *StartupWrites) Stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
