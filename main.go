@@ -487,8 +487,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	return nil
 }
 
-// terminalBridge builds the terminal bridge of a configuration. For
-// tdx.dir = "demo" (demo mode) it is the demo market's own terminal, with
+// terminalBridge builds the terminal bridge of a configuration. In demo
+// mode (tdx.dir empty or "demo") it is the demo market's own terminal, with
 // the job that writes its folder beside the database, rewrites it when the
 // demo market's day moves on, and imports it; the bridge's requests wait
 // for the job's first run. The job is nil for a live folder, which the
@@ -496,7 +496,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock,
 	log *slog.Logger) (*bridge.Service, *jobs.Job, error) {
 	dir := cfg.TerminalDir()
-	if cfg.TDX.Dir != config.DemoTerminal || src.Demo == nil {
+	if !cfg.UsesDemoTerminal() || src.Demo == nil {
 		terminal, err := bridge.New(dir, store, cal, clock, log)
 		return terminal, nil, err
 	}

@@ -402,6 +402,19 @@ func TestConfigCommand(t *testing.T) {
 	if out, errs, code := mdqs("config", "check", "-config", printed); code != 0 || !strings.Contains(out, "demo mode (sources.default = demo), database mdqs-demo.db") {
 		t.Fatalf("config check of the printed defaults: %d %q %q", code, out, errs)
 	}
+	if got, _ := os.ReadFile("config.toml"); out != string(got) {
+		t.Errorf("config defaults does not print the shipped config.toml")
+	}
+	// The printed file goes live by changing sources.default alone: before,
+	// its tdx.dir = "demo" made that a configuration error.
+	for _, mode := range []string{"auto", "push2", "akshare"} {
+		switched := filepath.Join(t.TempDir(), mode+".toml")
+		os.WriteFile(switched, []byte(strings.Replace(out, `default = "demo"`, `default = "`+mode+`"`, 1)), 0o600)
+		want := "live mode (sources.default = " + mode + "), database mdqs.db"
+		if out, errs, code := mdqs("config", "check", "-config", switched); code != 0 || !strings.Contains(out, want) {
+			t.Errorf("config check of the printed defaults with sources.default = %q: exit %d %q %q; want %q", mode, code, out, errs, want)
+		}
+	}
 	live := filepath.Join(t.TempDir(), "live.toml")
 	os.WriteFile(live, []byte("[sources]\ndefault = \"auto\"\n"), 0o600)
 	if out, _, code := mdqs("config", "check", "-config", live); code != 0 || !strings.Contains(out, "live mode (sources.default = auto), database mdqs.db") {

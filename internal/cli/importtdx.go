@@ -9,7 +9,6 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/bridge"
-	"mdqs/internal/config"
 	"mdqs/internal/market"
 )
 
@@ -55,7 +54,7 @@ func Import(ctx context.Context, env Env, args []string) error {
 	}
 	defer store.Close()
 	folder := *dir
-	if folder == "" && cfg.TDX.Dir != config.DemoTerminal { // the demo terminal is demo data: never a live store's
+	if folder == "" && !cfg.UsesDemoTerminal() { // the demo terminal is demo data: never a live store's
 		folder = cfg.TDX.Dir
 	}
 	if folder == "" {

@@ -197,9 +197,7 @@ type Log struct {
 }
 
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
-// key and its line. A tdx.dir the text leaves out is the mode's: the demo
-// terminal in demo mode, none in a live mode (the shipped default is demo
-// mode's, and the demo terminal's files are demo data).
+// key and its line.
 func Parse(r io.Reader) (Config, error) {
 	text, err := io.ReadAll(r)
 	if err != nil {
@@ -209,14 +207,6 @@ func Parse(r io.Reader) (Config, error) {
 	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		return Config{}, describe(err)
-	}
-	var set struct {
-		TDX struct {
-			Dir *string `toml:"dir"`
-		} `toml:"tdx"`
-	}
-	if err := toml.Unmarshal(text, &set); err == nil && set.TDX.Dir == nil && !cfg.DemoMode() {
-		cfg.TDX.Dir = ""
 	}
 	return cfg, nil
 }
@@ -480,11 +470,20 @@ func (c Config) DemoMode() bool { return c.Sources.Default == "demo" }
 // DemoTerminal as tdx.dir is the demo market's own terminal folder.
 const DemoTerminal = "demo"
 
-// TerminalDir is the terminal folder the bridge reads: tdx.dir, or for
-// DemoTerminal a folder beside the database named after it (mdqs-demo.db:
-// mdqs-demo-tdx), so that each demo store has its own; "" for none.
+// UsesDemoTerminal reports that the bridge reads the demo market's own
+// terminal: in demo mode, with tdx.dir empty (the shipped default: the
+// mode's terminal, so the same file goes live by changing sources.default
+// alone) or "demo".
+func (c Config) UsesDemoTerminal() bool {
+	return c.DemoMode() && (c.TDX.Dir == "" || c.TDX.Dir == DemoTerminal)
+}
+
+// TerminalDir is the terminal folder the bridge reads: tdx.dir, or for the
+// demo terminal a folder beside the database named after it
+// (mdqs-demo.db: mdqs-demo-tdx), so that each demo store has its own; ""
+// for none.
 func (c Config) TerminalDir() string {
-	if c.TDX.Dir != DemoTerminal {
+	if !c.UsesDemoTerminal() {
 		return c.TDX.Dir
 	}
 	db := c.DBPath()

@@ -208,18 +208,20 @@ func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
 	}
 }
 
-// tdx.dir = "demo" is the demo market's terminal, beside the database:
-// the shipped default, and the value a file leaving the key out gets in
-// demo mode; in a live mode it is refused when written and means no
-// terminal when left out, so switching the mode alone still starts.
+// tdx.dir empty (the shipped default) or "demo" is the demo market's
+// terminal, beside the database, in demo mode; in a live mode "demo" is
+// refused and empty means no terminal, so switching the mode alone still
+// starts.
 func TestDemoTerminalKey(t *testing.T) {
 	for _, tt := range []struct {
 		toml, dir, terminal, bad string
 	}{
-		{"", "demo", "mdqs-demo-tdx", ""},
-		{"[server]\ndb = \"data/my.db\"", "demo", filepath.Join("data", "my-tdx"), ""},
-		{"[tdx]\ndir = \"\"", "", "", ""},
+		{"", "", "mdqs-demo-tdx", ""},
+		{"[server]\ndb = \"data/my.db\"", "", filepath.Join("data", "my-tdx"), ""},
+		{"[tdx]\ndir = \"demo\"", "demo", "mdqs-demo-tdx", ""},
+		{"[tdx]\ndir = \"\"", "", "mdqs-demo-tdx", ""},
 		{"[sources]\ndefault = \"auto\"", "", "", ""},
+		{"[sources]\ndefault = \"auto\"\n[tdx]\ndir = \"\"", "", "", ""},
 		{"[sources]\ndefault = \"push2\"\n[tdx]\ndir = 'C:\\new_tdx'", `C:\new_tdx`, `C:\new_tdx`, ""},
 		{"[sources]\ndefault = \"auto\"\n[tdx]\ndir = \"demo\"", "demo", "", "demo data"},
 		{"[tdx]\ndir = 'C:\\new_tdx'", `C:\new_tdx`, "", "real market data"},

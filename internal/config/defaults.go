@@ -93,7 +93,6 @@ func Default() Config {
 			EODAt:      "15:10",
 		},
 		TDX: TDX{
-			Dir:          DemoTerminal,
 			RefreshAt:    "15:30",
 			RefreshEvery: dur(30 * time.Minute),
 		},
