@@ -186,6 +186,14 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if err != nil {
 		return err
 	}
+	// Before anything is written: a port another program holds is said at
+	// once, with the fix, and leaves no database behind. The real listener
+	// opens only at the end (see authCfg.StartedAt), so this one closes.
+	probe, err := listen(cfg.Server.Addr)
+	if err != nil {
+		return err
+	}
+	probe.Close()
 	log := newLogger(cfg.Log, env.Stderr)
 	var clock market.Clock = market.SystemClock{}
 	if hooks.clock != nil {
@@ -437,7 +445,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 			return ctx.Err()
 		}
 	}
-	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	ln, err := listen(cfg.Server.Addr)
 	if err != nil {
 		return err
 	}
@@ -485,6 +493,21 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// checkpoint and close the database.
 	log.Info("mdqs stopped")
 	return nil
+}
+
+// listen opens the server's listener; an address in use (another mdqs,
+// another program) is said with the way out.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	// EADDRINUSE, or Windows's WSAEADDRINUSE (10048), which package
+	// syscall does not name there.
+	if err != nil && (errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.Errno(10048))) {
+		return nil, fmt.Errorf("cannot listen on %s: another program (perhaps another mdqs) is listening there; stop it, or serve on another port with -addr, e.g. -addr 127.0.0.1:8081 (or server.addr in config.toml)", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w; choose another address with -addr HOST:PORT (or server.addr in config.toml)", addr, err)
+	}
+	return ln, nil
 }
 
 // terminalBridge builds the terminal bridge of a configuration. In demo

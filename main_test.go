@@ -332,6 +332,29 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 	}
 }
 
+// A port another program holds: the error names the address and the flag
+// that picks another, and nothing is left on disk (no database, no -wal, no
+// demo terminal folder), since the listen is tried before the store opens.
+func TestBusyPortSuggestsAddrAndCreatesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	_, errs, code := mdqs("serve", "-config", "config.toml", "-addr", busy.Addr().String(), "-db", filepath.Join(dir, "mdqs-demo.db"))
+	if code != 1 || !strings.Contains(errs, busy.Addr().String()) || !strings.Contains(errs, "-addr") {
+		t.Errorf("serve on a busy port: exit %d, stderr %q; want exit 1 naming the address and -addr", code, errs)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("serve on a busy port left %v on disk", names)
+	}
+}
+
 func TestCommandLineUsage(t *testing.T) {
 	if out, _, code := mdqs("version"); code != 0 || out != "mdqs test\n" {
 		t.Errorf("version: %d %q", code, out)
