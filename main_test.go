@@ -40,6 +40,7 @@ import (
 	"mdqs/internal/config"
 	"mdqs/internal/loadgen"
 	"mdqs/internal/market"
+	"mdqs/internal/testservers"
 )
 
 // The configurations most tests serve with, over the built-in defaults
@@ -50,6 +51,10 @@ var (
 	//go:embed testdata/live-offline.toml
 	liveOffline string
 )
+
+// The team tests need PostgreSQL and Redis: without them they skip, and the
+// run ends saying how many and how to run them.
+func TestMain(m *testing.M) { testservers.Main(m) }
 
 // raceEnabled reports that the tests run under the race detector, several
 // times slower: the build settings say so.

@@ -25,7 +25,6 @@ import (
 	"mdqs/internal/market"
 )
 
-
 // serveFails runs serve with a configuration that must not start and
 // returns its error.
 func serveFails(t *testing.T, configText string, args ...string) error {
@@ -314,7 +313,6 @@ func writeConfig(t *testing.T, text string) string {
 	}
 	return p
 }
-
 
 // TestCoreEndpointsAnswerBeforeTheOpen: at 00:11 on a Tuesday the current
 // trading day is Monday; a fresh demo server must answer Monday's data, not

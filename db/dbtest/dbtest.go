@@ -19,6 +19,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/checkout"
+	"mdqs/internal/testservers"
 )
 
 // The environment that points the tests at PostgreSQL.
@@ -46,17 +47,11 @@ func Postgres(t testing.TB) bool {
 }
 
 // NeedPostgres is the server's URL, or skips the test saying how to start
-// one (and fails it under CI, which must not skip it).
+// one (and fails it under CI, which must not skip it); a package that
+// calls it runs its tests through testservers.Main, which counts the skips.
 func NeedPostgres(t testing.TB) string {
 	t.Helper()
-	v := os.Getenv(PostgresEnv)
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set but CI is: .ci/run must start PostgreSQL", PostgresEnv)
-		}
-		t.Skipf("%s not set: %s", PostgresEnv, HowToPostgres)
-	}
-	return v
+	return testservers.Need(t, "PostgreSQL", PostgresEnv, HowToPostgres)
 }
 
 // Target is where a fresh store for the test lives: a file in a temp

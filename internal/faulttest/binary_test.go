@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/internal/testservers"
+
 	"mdqs/internal/loadgen"
 )
 
 var mdqsBinary = loadgen.SharedBinary{Prefix: "mdqs-faulttest-"}
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testservers.Run(m) // some tests need PostgreSQL or Redis: says how many skipped
 	mdqsBinary.Remove()
 	os.Exit(code)
 }

@@ -6,9 +6,10 @@ package redistest
 
 import (
 	"crypto/rand"
-	"os"
 	"strings"
 	"testing"
+
+	"mdqs/internal/testservers"
 )
 
 // Env names the server, e.g. redis://127.0.0.1:56379.
@@ -19,16 +20,12 @@ const HowTo = "start a throwaway server with `. .ci/services.sh && start_redis` 
 	"; redis-server is installed with apt when missing), then run the tests again"
 
 // URL is the server's URL (a bare host:port is given the redis:// scheme),
-// or skips the test saying how to start one, or fails it when CI is set.
+// or skips the test saying how to start one, or fails it when CI is set; a
+// package that calls it runs its tests through testservers.Main, which
+// counts the skips.
 func URL(t testing.TB) string {
 	t.Helper()
-	v := os.Getenv(Env)
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set but CI is: .ci/run must start Redis", Env)
-		}
-		t.Skipf("%s not set: %s", Env, HowTo)
-	}
+	v := testservers.Need(t, "Redis", Env, HowTo)
 	if !strings.Contains(v, "://") {
 		v = "redis://" + v
 	}
