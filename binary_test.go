@@ -6,19 +6,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"mdqs/internal/bridge/bridgetest"
 	"mdqs/internal/client"
+	"mdqs/internal/config"
+	"mdqs/internal/docpage"
 	"mdqs/internal/loadgen"
 )
 
@@ -123,7 +129,7 @@ func TestRealBinary(t *testing.T) {
 // answers 200: by the time the server logs "mdqs ready", all do. Before,
 // chip_metrics and micro_momentum?freq=D answered 404 for 25-40 s and the
 // bridge's six endpoints 503. The time each took is logged (-v); the test
-// holds no time limit (a shared machine's timings vary), the README gives
+// holds no time limit (a shared machine's timings vary), docs/performance.md gives
 // the figures.
 func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 	if testing.Short() || runtime.GOOS == "windows" {
@@ -241,34 +247,245 @@ func firstNewsID(t *testing.T, raw func(*testing.T, string) (int, []byte)) strin
 	return ""
 }
 
-// readmeBlock is the first fenced block of lang after the README heading.
-func readmeBlock(t *testing.T, heading, lang string) string {
+// docFiles are the pages a user reads: the README, its translation, every
+// page of docs/ and the Python client's README.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("README.md")
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	return append(append([]string{"README.md", "README.zh-CN.md"}, pages...), filepath.Join("clients", "python", "README.md"))
+}
+
+// fence is a fenced code block of a page.
+type fence struct {
+	file string
+	line int    // of the opening fence
+	lang string // the first word of its info string
+	text string
+}
+
+func (f fence) String() string { return fmt.Sprintf("%s:%d (%s block)", f.file, f.line, f.lang) }
+
+// fences are a page's fenced code blocks, in order.
+func fences(t *testing.T, file string) []fence {
+	t.Helper()
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(b), "\n"+heading+"\n")
-	if !ok {
-		t.Fatalf("README has no heading %q", heading)
+	var out []fence
+	var cur *fence
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			lang, _, _ := strings.Cut(strings.TrimPrefix(line, "```"), " ")
+			cur = &fence{file: file, line: i + 1, lang: lang}
+		case cur != nil && line == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
 	}
-	_, after, ok = strings.Cut(after, "```"+lang+"\n")
-	if !ok {
-		t.Fatalf("no %s block after %q", lang, heading)
+	if cur != nil {
+		t.Fatalf("%s: the block opened on line %d is never closed", file, cur.line)
 	}
-	block, _, ok := strings.Cut(after, "\n```")
-	if !ok {
-		t.Fatalf("unterminated %s block after %q", lang, heading)
-	}
-	return block
+	return out
 }
 
-func runExample(t *testing.T, base string, name string, args ...string) string {
+// commandLines are the mdqs command lines of a shell block, as words:
+// a line that runs mdqs (mdqs, ./mdqs, mdqs.exe or go run .), its
+// continuation lines joined, cut at a comment, a redirection or a pipe.
+func commandLines(text string) [][]string {
+	var out [][]string
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	for _, line := range strings.Split(text, "\n") {
+		words := shellWords(strings.TrimSpace(line))
+		switch {
+		case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == ".":
+			words = words[3:]
+		case len(words) >= 1 && (words[0] == "mdqs" || words[0] == "./mdqs" || words[0] == "mdqs.exe"):
+			words = words[1:]
+		default:
+			continue
+		}
+		out = append(out, words)
+	}
+	return out
+}
+
+// shellWords splits a command line as a POSIX shell would for these
+// examples: quotes, backslashes outside single quotes, and the end of the
+// command at an unquoted #, >, |, ; or &&.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	inWord, single, double := false, false, false
+	flush := func() {
+		if inWord {
+			words = append(words, w.String())
+		}
+		w.Reset()
+		inWord = false
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case single:
+			if c == '\'' {
+				single = false
+			} else {
+				w.WriteByte(c)
+			}
+		case double:
+			switch {
+			case c == '"':
+				double = false
+			case c == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0:
+				i++
+				w.WriteByte(line[i])
+			default:
+				w.WriteByte(c)
+			}
+		case c == '\'':
+			single, inWord = true, true
+		case c == '"':
+			double, inWord = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+			inWord = true
+		case c == ' ' || c == '\t':
+			flush()
+		case !inWord && (c == '#' || c == '>' || c == '|' || c == ';' || c == '&'):
+			flush()
+			return words
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	return words
+}
+
+// checkCommand fails the test when words do not name an mdqs command, or
+// give a flag it does not have: its -h, as the user would ask, says.
+func checkCommand(t *testing.T, f fence, words []string) {
+	t.Helper()
+	var path []string // the command and its subcommand
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") || len(path) == 2 {
+			break
+		}
+		path = append(path, w)
+		if !slices.Contains([]string{"client", "config", "calendar", "reports", "import", "service"}, w) {
+			break
+		}
+	}
+	help, errs, code := mdqs(append(slices.Clone(path), "-h")...)
+	if code != 0 {
+		t.Errorf("%s: mdqs %s is not a command (mdqs %s -h: exit %d %s)", f, strings.Join(path, " "), strings.Join(path, " "), code, errs)
+		return
+	}
+	for _, w := range words[len(path):] {
+		if w == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if strings.HasPrefix(w, "-") && name != "" && !strings.Contains(help, "  -"+name+" ") && !strings.Contains(help, "  -"+name+"\n") {
+			t.Errorf("%s: mdqs %s has no flag -%s (see mdqs %s -h)", f, strings.Join(path, " "), name, strings.Join(path, " "))
+		}
+	}
+}
+
+// placeholder marks a command line that names something the reader
+// supplies (an id, a secret), which the test cannot run as written.
+var placeholder = regexp.MustCompile(`\b(ID|SECRET|NAME|FILE|PATH|PG_PASSWORD|REDIS_PASSWORD)\b|desk-[ab]\.lan|db\.lan`)
+
+// TestDocExamples holds the README and the docs to what they show: every
+// TOML block is a valid configuration, every mdqs command line names a
+// real command and real flags, the calls that need nothing of the reader
+// run against a demo server and succeed, and the curl and Python signing
+// examples run as written and print what they should.
+func TestDocExamples(t *testing.T) {
+	s := startServer(t)
+	cache := t.TempDir()
+	var curl, python, calls int
+	for _, file := range docFiles(t) {
+		for _, f := range fences(t, file) {
+			switch f.lang {
+			case "toml":
+				cfg, err := config.Parse(strings.NewReader(f.text))
+				if err == nil {
+					err = cfg.Validate()
+				}
+				if err != nil {
+					t.Errorf("%s is not a valid configuration: %v", f, err)
+				}
+			case "sh":
+				for _, words := range commandLines(f.text) {
+					checkCommand(t, f, words)
+					// A -stream call runs until it is interrupted: checked, not run.
+					if len(words) > 0 && words[0] == "call" && !slices.Contains(words, "-stream") && !placeholder.MatchString(strings.Join(words, " ")) {
+						calls++
+						out, errs, code := mdqsEnv(map[string]string{"MDQS_ADDR": s.addr, "XDG_CACHE_HOME": cache}, words...)
+						if code != 0 {
+							t.Errorf("%s: mdqs %s: exit %d\n%s%s", f, strings.Join(words, " "), code, out, errs)
+						}
+					}
+				}
+				if strings.Contains(f.text, "openssl md5") {
+					curl++
+					t.Run(fmt.Sprintf("curl/%s:%d", f.file, f.line), func(t *testing.T) { curlExample(t, s, f) })
+				}
+			case "python":
+				if strings.Contains(f.text, "hashlib.md5") {
+					python++
+					t.Run(fmt.Sprintf("python/%s:%d", f.file, f.line), func(t *testing.T) { pythonExample(t, s, f) })
+				}
+			}
+		}
+	}
+	if curl < 2 || python < 2 || calls < 8 {
+		t.Errorf("ran %d curl and %d Python signing examples and %d calls; want the two of getting started in English and Chinese, and the calls of the README and getting started", curl, python, calls)
+	}
+}
+
+func curlExample(t *testing.T, s *server, f fence) {
+	need(t, "bash", "curl", "openssl", "awk", "sed")
+	out := runExample(t, s, "bash", "-euc", f.text)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%s: want two answers, got:\n%s", f, out)
+	}
+	if !strings.Contains(lines[0], `"code":1`) || !strings.Contains(lines[0], `"client_id":"demo"`) {
+		t.Errorf("%s: whoami answer: %s", f, lines[0])
+	}
+	if !strings.Contains(lines[1], `"code":1`) || !strings.Contains(lines[1], `"state":"queued"`) {
+		t.Errorf("%s: signed POST answer: %s", f, lines[1])
+	}
+}
+
+func pythonExample(t *testing.T, s *server, f fence) {
+	need(t, "python3")
+	out := runExample(t, s, "python3", "-c", f.text)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || lines[0] != "demo" || !strings.HasPrefix(lines[1], "['") || lines[2] != "queued" || lines[3] != "invalid sort field" {
+		t.Errorf("%s: the example printed:\n%s", f, out)
+	}
+}
+
+// runExample runs a doc's example with MDQS_ADDR naming the server, as
+// mdqs call and the Python client read it.
+func runExample(t *testing.T, s *server, name string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), "MDQS_BASE="+base)
+	cmd.Env = append(os.Environ(), "MDQS_ADDR="+s.addr)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -286,32 +503,205 @@ func need(t *testing.T, tools ...string) {
 	}
 }
 
-// TestREADMEExamples runs the README's curl and Python examples, as
-// written, against the real server in demo mode.
-func TestREADMEExamples(t *testing.T) {
-	s := startServer(t)
-	base := "http://" + s.addr
+// The README's five lines that go live with the terminal, run as written
+// in a folder of their own: the only changes are the ones its comment
+// asks for (with a test terminal's folder for the user's), an address the
+// test can listen on, and upstreams that point at a closed port, since a
+// test never reaches the internet.
+func TestGoingLiveAsTheREADMESays(t *testing.T) {
+	var block string
+	for _, f := range fences(t, "README.md") {
+		if strings.Contains(f.text, "mdqs config defaults > config.toml") {
+			block = f.text
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	want := []string{"mdqs config defaults > config.toml", "#", "mdqs client add ", "mdqs serve", "mdqs call "}
+	if len(lines) != len(want) {
+		t.Fatalf("the README's going-live block is not five lines:\n%s", block)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Fatalf("line %d of the going-live block is %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+	terminal := t.TempDir()
+	bridgetest.Write(t, terminal)
+	dir := t.TempDir()
+	t.Chdir(dir)
 
-	t.Run("curl", func(t *testing.T) {
-		need(t, "bash", "curl", "openssl", "awk", "sed")
-		out := runExample(t, base, "bash", "-euc", readmeBlock(t, "### The same signature with curl and openssl", "sh"))
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 2 {
-			t.Fatalf("want two answers, got:\n%s", out)
+	// 1. mdqs config defaults > config.toml
+	text, errs, code := mdqs("config", "defaults")
+	if code != 0 {
+		t.Fatalf("config defaults: exit %d %s", code, errs)
+	}
+	// 2. the edits the comment asks for
+	mode := regexp.MustCompile(`\[sources\] default = "(\w+)"`).FindStringSubmatch(lines[1])
+	if mode == nil || !strings.Contains(lines[1], "[tdx] dir = ") {
+		t.Fatalf("the comment does not say which two keys to set: %s", lines[1])
+	}
+	for _, edit := range []struct{ from, to string }{
+		{`(?m)^default = "demo"`, `default = "` + mode[1] + `"`},
+		{`(?m)^dir = ""`, "dir = " + strconv.Quote(terminal)},
+		{`(?m)^base_url = ".*"`, `base_url = "http://127.0.0.1:9"`},
+		{`(?m)^retries = \d+`, `retries = 0`},
+	} {
+		re := regexp.MustCompile(edit.from)
+		if !re.MatchString(text) {
+			t.Fatalf("the printed defaults have no line %s", edit.from)
 		}
-		if !strings.Contains(lines[0], `"code":1`) || !strings.Contains(lines[0], `"client_id":"demo"`) {
-			t.Errorf("whoami answer: %s", lines[0])
+		text = re.ReplaceAllString(text, edit.to)
+	}
+	if err := os.WriteFile("config.toml", []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// 3. mdqs client add -id desk -scopes "*"
+	out, errs, code := mdqs(shellWords(lines[2])[1:]...)
+	secret := regexp.MustCompile(`client_secret=(\S+)`).FindStringSubmatch(out)
+	if code != 0 || secret == nil || !strings.Contains(errs, "mdqs.db") {
+		t.Fatalf("%s: exit %d\n%s%s", lines[2], code, out, errs)
+	}
+	// 4. mdqs serve (on a port of the test's own)
+	logs := &loadgen.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	addrc := make(chan string, 1)
+	go func() {
+		done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, logs), append(shellWords(lines[3])[2:], "-addr", "127.0.0.1:0"),
+			serveHooks{onListen: func(a net.Addr) { addrc <- a.String() }})
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("mdqs serve: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mdqs serve did not start\n%s", logs)
+	}
+	if !strings.Contains(logs.String(), "mode=live db=mdqs.db sources=\""+mode[1]+"@") {
+		t.Errorf("the server did not start in %s mode on mdqs.db:\n%s", mode[1], logs)
+	}
+	// 5. mdqs call -id desk -secret SECRET GET ...: authenticated and
+	// answered; offline, the bars the terminal lacks are a 503 naming the
+	// upstream, never a 401.
+	vars := map[string]string{"MDQS_ADDR": addr, "XDG_CACHE_HOME": t.TempDir()}
+	words := shellWords(strings.Replace(lines[4], "SECRET", secret[1], 1))[1:]
+	out, errs, code = mdqsEnv(vars, words...)
+	if code != 0 && !(strings.Contains(out, `"code":0`) && strings.Contains(out, "push2his")) {
+		t.Errorf("%s: exit %d\n%s%s", lines[4], code, out, errs)
+	}
+	// The terminal's files were imported: its blocks are served.
+	var blocks struct {
+		Data struct {
+			Items []struct{ Name string } `json:"items"`
+		} `json:"data"`
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, errs, code = mdqsEnv(vars, "call", "-id", "desk", "-secret", secret[1], "GET", "/v1/api/blocks?kind=industry")
+		json.Unmarshal([]byte(out), &blocks)
+		if code == 0 && len(blocks.Data.Items) > 0 || time.Now().After(deadline) {
+			break
 		}
-		if !strings.Contains(lines[1], `"code":1`) || !strings.Contains(lines[1], `"state":"queued"`) {
-			t.Errorf("signed POST answer: %s", lines[1])
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code != 0 || len(blocks.Data.Items) == 0 {
+		t.Errorf("the terminal's industries after the import: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestDocLinks: every relative link and image of the README and the docs
+// resolves, to a file or folder of the repository, and an anchor to a
+// heading of its page (as GitHub names headings).
+func TestDocLinks(t *testing.T) {
+	anchors := map[string]map[string]bool{}
+	links := regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, file := range docFiles(t) {
+		for _, m := range links.FindAllStringSubmatch(proseOf(t, file), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			checked++
+			path, anchor, _ := strings.Cut(target, "#")
+			if path == "" {
+				path = file
+			} else {
+				path = filepath.Join(filepath.Dir(file), filepath.FromSlash(path))
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %s: %v", file, target, err)
+				continue
+			}
+			if anchor == "" {
+				continue
+			}
+			if !strings.HasSuffix(path, ".md") {
+				t.Errorf("%s: link %s: an anchor into a file that is not a page", file, target)
+				continue
+			}
+			if anchors[path] == nil {
+				anchors[path] = headingAnchors(t, path)
+			}
+			if !anchors[path][anchor] {
+				t.Errorf("%s: link %s: %s has no heading with the anchor #%s", file, target, path, anchor)
+			}
 		}
-	})
-	t.Run("python", func(t *testing.T) {
-		need(t, "python3")
-		out := runExample(t, base, "python3", "-c", readmeBlock(t, "### The same signature in Python (standard library only)", "python"))
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 4 || lines[0] != "demo" || !strings.HasPrefix(lines[1], "['") || lines[2] != "queued" || lines[3] != "invalid sort field" {
-			t.Errorf("python example printed:\n%s", out)
+	}
+	if checked < 100 {
+		t.Errorf("checked only %d relative links: is the link pattern still right?", checked)
+	}
+}
+
+// proseOf is a page without its fenced blocks and inline code, where a
+// bracket is not a link.
+func proseOf(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prose []string
+	inFence := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
 		}
-	})
+		if !inFence {
+			prose = append(prose, line)
+		}
+	}
+	return regexp.MustCompile("`[^`]*`").ReplaceAllString(strings.Join(prose, "\n"), "")
+}
+
+// headingAnchors are the anchors GitHub gives a page's headings (a link in
+// a heading counts by its words).
+func headingAnchors(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	seen := docpage.Anchors{}
+	linkText := regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	inFence := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		if inFence || level == 0 || level > 6 || !strings.HasPrefix(line[level:], " ") {
+			continue
+		}
+		text := linkText.ReplaceAllString(strings.TrimSpace(strings.TrimRight(line[level:], "#")), "$1")
+		out[seen.Add(text)] = true
+	}
+	return out
 }

@@ -22,7 +22,7 @@ import (
 // limit, metrics, parameters and the cache lookup. The two alternate in blocks of 200 requests
 // within one run, so a busy neighbour slows both alike, and the benchmark
 // reports the ratio itself (bare time / mdqs time: 1.0 is no overhead),
-// the figure the README quotes:
+// the figure docs/performance.md quotes:
 //
 //	go test -run '^$' -bench Top50Ratio -benchtime 20000x -count 5 ./api
 //

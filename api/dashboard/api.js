@@ -1,5 +1,5 @@
 // The dashboard's API client: it logs in like any client and signs every
-// request as the README's "signed requests" rule says:
+// request as docs/security.md's "signed requests" rule says:
 //   X-Signature = lowercase hex MD5 of token + timestamp + nonce + raw body.
 // The token lives in memory and in sessionStorage (so a reload of the tab
 // keeps the session); the secret is never stored anywhere.

@@ -79,7 +79,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// summarize prints the figures the README quotes.
+// summarize prints the figures docs/performance.md quotes.
 func summarize(sorted []time.Duration) string {
 	if len(sorted) == 0 {
 		return "no samples"

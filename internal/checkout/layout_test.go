@@ -39,7 +39,7 @@ var layers = []struct {
 // Test helpers and test-only packages: they may import anything, and
 // nothing but tests (and cmd/mdqsbench, a development tool) imports them.
 var testOnly = []string{
-	"internal/checkout", "internal/testservers", "internal/loadtest", "internal/faulttest",
+	"internal/checkout", "internal/testservers", "internal/docpage", "internal/loadtest", "internal/faulttest",
 	"internal/dashboardtest", "db/dbtest", "cache/cachetest", "internal/bridge/bridgetest",
 	"internal/hotrank/hotranktest", "internal/sharedstate/redistest", "internal/upstream/upstreamtest",
 }

@@ -563,7 +563,7 @@ func sameDays(t *testing.T, fail func(string, ...any), a, b klineAnswer) {
 
 // checkMapped recomputes every final adjusted close from the unadjusted
 // one with the events' own maps (undone, for 后复权), rounded to the cent
-// half away from zero as the README says: to the cent, except that a value
+// half away from zero as docs/adjusted-prices.md says: to the cent, except that a value
 // within 1e-9 of a half cent may round either way.
 func checkMapped(t *testing.T, fail func(string, ...any), step string, none, adj klineAnswer, all actionsAnswer, events func(day string) []mapping, undo bool) {
 	t.Helper()

@@ -267,7 +267,7 @@ func TestEnsureWritesWhenMissingOrStale(t *testing.T) {
 }
 
 // The folder of the default demo market (5,300 stocks, 130 sessions) is
-// written well within the start-up budget; the figures go in the README.
+// written well within the start-up budget; the figures go in docs/performance.md.
 func TestWriteAtDefaultScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the default scale")

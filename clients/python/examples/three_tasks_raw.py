@@ -1,5 +1,5 @@
 """The three tasks of three_tasks_client.py written against raw HTTP, with
-the README's signing snippet and nothing else: what a script looks like
+the signing snippet of docs/getting-started.md and nothing else: what a script looks like
 without the client.
 
     python3 clients/python/examples/three_tasks_raw.py START END CODE...
@@ -9,7 +9,7 @@ import time
 
 import hashlib, json, os, secrets, urllib.error, urllib.parse, urllib.request  # noqa: E401
 
-# --- the README's snippet
+# --- the snippet of docs/getting-started.md
 BASE = "http://" + os.environ.get("MDQS_ADDR", "127.0.0.1:8080")
 
 def token(client_id, secret):
