@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 
 	"mdqs/internal/market"
 )
@@ -199,9 +201,16 @@ type Log struct {
 // Parse decodes TOML over the defaults. Unknown keys are errors naming the
 // key and its line.
 func Parse(r io.Reader) (Config, error) {
-	text, err := io.ReadAll(r)
+	raw, err := io.ReadAll(r)
 	if err != nil {
 		return Config{}, err
+	}
+	// A byte-order mark says how a Windows tool saved the file: Windows
+	// PowerShell 5 writes `mdqs config defaults > config.toml` as UTF-16LE,
+	// Notepad may start UTF-8 with a mark. Without one the text is UTF-8.
+	text, _, err := transform.Bytes(unicode.BOMOverride(unicode.UTF8.NewDecoder()), raw)
+	if err != nil {
+		return Config{}, fmt.Errorf("the file is not text in UTF-8 or UTF-16: %w", err)
 	}
 	cfg := Default()
 	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()

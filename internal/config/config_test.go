@@ -272,3 +272,40 @@ func TestLoadValidatesWithTheOverrides(t *testing.T) {
 		t.Fatal("an override is not validated")
 	}
 }
+
+// A file saved by a Windows tool starts with a byte-order mark: Windows
+// PowerShell 5 writes `mdqs config defaults > config.toml` as UTF-16LE,
+// Notepad may add UTF-8's. Each reads as the same configuration.
+func TestParseReadsAByteOrderMark(t *testing.T) {
+	text := "[sources]\ndefault = \"push2\" # 东方财富\n[tdx]\ndir = 'C:\\new_tdx'\n"
+	utf16 := func(bigEndian bool) []byte {
+		out := []byte{0xff, 0xfe}
+		if bigEndian {
+			out = []byte{0xfe, 0xff}
+		}
+		for _, r := range text {
+			v := uint16(r)
+			if bigEndian {
+				out = append(out, byte(v>>8), byte(v))
+			} else {
+				out = append(out, byte(v), byte(v>>8))
+			}
+		}
+		return out
+	}
+	for name, b := range map[string][]byte{
+		"utf-8":          []byte(text),
+		"utf-8 with BOM": append([]byte{0xef, 0xbb, 0xbf}, text...),
+		"utf-16le":       utf16(false),
+		"utf-16be":       utf16(true),
+	} {
+		cfg, err := Parse(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if cfg.Sources.Default != "push2" || cfg.TDX.Dir != `C:\new_tdx` {
+			t.Errorf("%s: sources.default %q, tdx.dir %q", name, cfg.Sources.Default, cfg.TDX.Dir)
+		}
+	}
+}
