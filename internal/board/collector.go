@@ -3,7 +3,10 @@ package board
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +36,11 @@ type Collector struct {
 	// fetched is the last collection of each family and source, whatever
 	// its day: a source that has just shown another day than the one
 	// asked for is not asked again before the soft freshness passes.
-	fetched   map[key]Stored
+	fetched map[key]Stored
+	// pending is when each upstream fetch in flight began, so that a
+	// reader who gives up on a build it joined can say which source it
+	// was waiting for.
+	pending   map[key]time.Time
 	flight    singleflight.Group
 	observers []Observer
 }
@@ -82,7 +89,7 @@ func NewCollector(store *db.Store, sources map[string]SectorSource, clock market
 	}
 	base, stop := context.WithCancel(context.Background())
 	return &Collector{store: store, sources: sources, clock: clock, log: log, policy: policy, latest: map[key]Stored{}, fetched: map[key]Stored{},
-		base: base, stop: stop}
+		pending: map[key]time.Time{}, base: base, stop: stop}
 }
 
 // Close cancels the collections still running (a reader may have stopped
@@ -237,7 +244,14 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 		// are waiting for; only Close does.
 		fctx, cancel := context.WithTimeout(c.base, 2*time.Minute)
 		defer cancel()
+		k := key{kind, source}
+		c.mu.Lock()
+		c.pending[k] = time.Now()
+		c.mu.Unlock()
 		snap, err := src.Sectors(fctx, kind)
+		c.mu.Lock()
+		delete(c.pending, k)
+		c.mu.Unlock()
 		if err != nil {
 			return Stored{}, market.Wrap(market.KindUnavailable, err, "%s %s snapshot: %v", source, kind, err)
 		}
@@ -263,6 +277,28 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 		return Stored{}, market.Wrap(market.KindUnavailable, ctx.Err(), "%s %s snapshot: no answer within %v; the collection goes on in the background",
 			source, kind, time.Since(start).Round(100*time.Millisecond))
 	}
+}
+
+// Waiting says which upstream fetches are in flight and for how long, the
+// longest first ("akshare industry snapshot: no answer for 20s"), or ""
+// when none is.
+func (c *Collector) Waiting() string {
+	c.mu.RLock()
+	type wait struct {
+		k     key
+		since time.Time
+	}
+	var waits []wait
+	for k, since := range c.pending {
+		waits = append(waits, wait{k, since})
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(waits, func(a, b wait) int { return a.since.Compare(b.since) })
+	var parts []string
+	for _, w := range waits {
+		parts = append(parts, fmt.Sprintf("%s %s snapshot: no answer for %v", w.k.source, w.k.kind, time.Since(w.since).Round(100*time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // keep validates, stores and remembers a snapshot.

@@ -240,6 +240,12 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 		}
 		return res.Val.(*Entry), nil
 	case <-t.C:
+		// The build was started by someone without this deadline (the
+		// end-of-day job, another instance's catch-up): say what it is
+		// waiting for, as a build on this request's deadline would.
+		if waiting := s.col.Waiting(); waiting != "" {
+			return nil, market.Wrap(market.KindUnavailable, ctx.Err(), "%s; the collection goes on in the background", waiting)
+		}
 		return nil, market.Wrap(market.KindUnavailable, ctx.Err(), "gave up waiting for the ranking of %v (the sector sources are slow); it is still being built", day)
 	}
 }
