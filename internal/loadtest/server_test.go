@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/internal/testservers"
-
 	"mdqs/internal/loadgen"
+	"mdqs/internal/testservers"
 )
 
 var mdqsBinary = loadgen.SharedBinary{Prefix: "mdqs-loadtest-"}
