@@ -48,10 +48,13 @@ func TestTokenLimitHoldsAcrossLoopbackAddresses(t *testing.T) {
 	}
 }
 
-// Wrong secrets are limited per client id, from any address: once the
-// bucket is spent even the right secret gets no token until it refills,
-// and a client id's failures do not lock out another client.
-func TestFailedSecretsLimitedPerClientID(t *testing.T) {
+// Issue 27 point 4: wrong secrets from elsewhere never refuse the owner.
+// A client id's failure budget, once spent by guesses from several
+// addresses, refuses only addresses that have been failing themselves;
+// the owner's right secret from a clean address gets its token. An
+// address that spends its own budget is refused before any key
+// derivation, whatever client id it names.
+func TestOthersWrongSecretsNeverLockTheOwnerOut(t *testing.T) {
 	h := newHarness(t, withLimits(Limits{FailedSecret: RateLimit{Rate: 0.1, Burst: 3}}))
 	h.addClient("c", "secret-c", clientOpts{})
 	h.addClient("d", "secret-d", clientOpts{})
@@ -67,18 +70,42 @@ func TestFailedSecretsLimitedPerClientID(t *testing.T) {
 			t.Fatalf("wrong secret %d: %d %s", i, rec.Code, rec.Body)
 		}
 	}
-	rec := from("192.0.2.77:1", "c", "secret-c")
+	if rec := from("192.0.2.77:1", "c", "secret-c"); rec.Code != 200 {
+		t.Fatalf("the owner's right secret from a clean address after 3 guesses elsewhere: %d %s, want 200", rec.Code, rec.Body)
+	}
+	// A guesser that already failed is not checked again while the
+	// client id's budget is spent, not even with the right secret.
+	rec := from("192.0.2.1:1", "c", "secret-c")
 	if rec.Code != 429 || !strings.Contains(rec.Body.String(), "wrong secrets for client_id c") {
-		t.Fatalf("right secret after 3 wrong ones: %d %s, want 429 naming the client id", rec.Code, rec.Body)
+		t.Fatalf("a failing address with the right secret while c's budget is spent: %d %s, want 429 naming the client id", rec.Code, rec.Body)
 	}
 	if ra := rec.Header().Get("Retry-After"); ra != "10" {
 		t.Errorf("Retry-After %q, want 10 (one failure refills in 10 s)", ra)
 	}
-	if rec := from("192.0.2.77:1", "d", "secret-d"); rec.Code != 200 {
-		t.Errorf("another client id: %d %s", rec.Code, rec.Body)
+	// A fresh address's wrong guess is checked (and counted)...
+	if rec := from("192.0.2.88:1", "c", "guess"); rec.Code != 401 {
+		t.Fatalf("a clean address's guess while c's budget is spent: %d %s, want 401", rec.Code, rec.Body)
+	}
+	// ...and that address is now a failing one.
+	if rec := from("192.0.2.88:1", "c", "guess2"); rec.Code != 429 {
+		t.Fatalf("its second guess: %d %s, want 429", rec.Code, rec.Body)
+	}
+	if rec := from("192.0.2.88:1", "d", "secret-d"); rec.Code != 200 {
+		t.Errorf("another client id from an address with one failure: %d %s", rec.Code, rec.Body)
+	}
+	// One address's own budget: 3 wrong secrets over any client ids, then
+	// nothing from it is checked.
+	for i, id := range []string{"x", "y", "d"} {
+		if rec := from("203.0.113.50:1", id, "guess"); rec.Code != 401 {
+			t.Fatalf("wrong secret %d from one address: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	rec = from("203.0.113.50:1", "d", "secret-d")
+	if rec.Code != 429 || !strings.Contains(rec.Body.String(), "wrong secrets from this address") {
+		t.Fatalf("the right secret from an address that spent its budget: %d %s, want 429 naming the address", rec.Code, rec.Body)
 	}
 	h.clock.Advance(10 * time.Second)
-	if rec := from("192.0.2.77:1", "c", "secret-c"); rec.Code != 200 {
+	if rec := from("192.0.2.1:1", "c", "secret-c"); rec.Code != 200 {
 		t.Errorf("after the refill: %d %s", rec.Code, rec.Body)
 	}
 }

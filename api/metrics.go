@@ -70,11 +70,12 @@ func (s *Server) newRegistry() *prometheus.Registry {
 		newSnapshotCollector(s),
 	)
 	for limit, b := range map[string]*buckets{"client": s.clientLimits, "token": s.tokenLimits,
-		"failed_secret": s.badSecrets, "bad_token": s.badTokens} {
+		"failed_secret": s.badSecrets, "failed_secret_addr": s.badSecretsAt, "bad_token": s.badTokens} {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "mdqs_rate_limited_total",
 			Help: "Requests refused with 429 by a rate limit: limit=client (per client), token (token endpoints, per address), " +
-				"failed_secret (wrong secrets, per client id) or bad_token (unknown or expired tokens, per address).",
+				"failed_secret (wrong secrets, per client id, refused only to addresses that have been failing), " +
+				"failed_secret_addr (wrong secrets, per address) or bad_token (unknown or expired tokens, per address).",
 			ConstLabels: prometheus.Labels{"limit": limit},
 		}, func() float64 { return float64(b.rejected.Load()) }))
 	}

@@ -26,9 +26,10 @@ type Limits struct {
 	Client  RateLimit            // per authenticated client
 	Clients map[string]RateLimit // per-client overrides by client id
 	Token   RateLimit            // token endpoints, per remote address
-	// FailedSecret: wrong secrets per client id; BadToken: unknown or
-	// expired tokens per address. Both are this process's own buckets,
-	// even with Shared set (a deployment of N instances allows N times).
+	// FailedSecret: wrong secrets per client id and, with the same
+	// rate, per address; BadToken: unknown or expired tokens per address.
+	// All are this process's own buckets, even with Shared set (a
+	// deployment of N instances allows N times).
 	FailedSecret RateLimit
 	BadToken     RateLimit
 	// Shared, when set, holds the buckets for every instance of a
@@ -110,10 +111,19 @@ func (b *buckets) take(ctx context.Context, key string) (wait time.Duration, ok 
 }
 
 // spent reports whether key's bucket is empty, without spending, and how
-// long until it holds a token again. Only this process's buckets: it is
-// for the failure limits, which take a token on each failure and refuse
-// while none is left.
+// long until it holds a token again, counting the refusal the caller
+// makes. Only this process's buckets: it is for the failure limits, which
+// take a token on each failure and refuse while none is left.
 func (b *buckets) spent(key string) (wait time.Duration, empty bool) {
+	wait, empty = b.empty(key)
+	if empty {
+		b.rejected.Add(1)
+	}
+	return wait, empty
+}
+
+// empty is spent without counting a refusal.
+func (b *buckets) empty(key string) (wait time.Duration, empty bool) {
 	lim := b.def
 	if lim.Rate <= 0 {
 		return 0, false
@@ -129,8 +139,19 @@ func (b *buckets) spent(key string) (wait time.Duration, empty bool) {
 	if tokens >= 1 {
 		return 0, false
 	}
-	b.rejected.Add(1) // the caller refuses the request
 	return time.Duration((1 - tokens) / lim.Rate * float64(time.Second)), true
+}
+
+// clean reports whether key has no failures left to refill: no bucket,
+// or a full one.
+func (b *buckets) clean(key string) bool {
+	if b.def.Rate <= 0 {
+		return true
+	}
+	b.mu.Lock()
+	l := b.m[key]
+	b.mu.Unlock()
+	return l == nil || l.TokensAt(b.clock.Now()) >= float64(l.Burst())
 }
 
 func (b *buckets) pruneFull(now time.Time) {

@@ -85,6 +85,7 @@ type Server struct {
 	clientLimits *buckets
 	tokenLimits  *buckets
 	badSecrets   *buckets // wrong secrets per client id
+	badSecretsAt *buckets // wrong secrets per address, whatever the client id
 	badTokens    *buckets // unknown or expired tokens per address
 
 	streamMu    sync.Mutex
@@ -102,6 +103,7 @@ func New(d Deps) *Server {
 		clientLimits: newBuckets("client", d.Limits.Shared, d.Limits.Client, d.Limits.Clients, d.Clock),
 		tokenLimits:  newBuckets("addr", d.Limits.Shared, d.Limits.Token, nil, d.Clock),
 		badSecrets:   newBuckets("secret-fail", nil, d.Limits.FailedSecret, nil, d.Clock),
+		badSecretsAt: newBuckets("secret-fail-addr", nil, d.Limits.FailedSecret, nil, d.Clock),
 		badTokens:    newBuckets("token-fail", nil, d.Limits.BadToken, nil, d.Clock)}
 	s.unmatched = s.http.route("unmatched")
 	s.registry = s.newRegistry()

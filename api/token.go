@@ -23,7 +23,8 @@ type tokenData struct {
 
 // handleToken is POST /v1/auth/token (and its alias /v1/api/token).
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
-	if wait, ok := s.tokenLimits.take(r.Context(), addrKey(r)); !ok {
+	addr := addrKey(r)
+	if wait, ok := s.tokenLimits.take(r.Context(), addr); !ok {
 		return rateLimited("this address", wait)
 	}
 	body, err := s.readBody(r)
@@ -40,16 +41,14 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 	case req.ClientSecret == "":
 		return market.Errorf(market.KindInvalid, "client_secret is required")
 	}
-	if wait, empty := s.badSecrets.spent(req.ClientID); empty {
-		return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
-			Detail: "too many wrong secrets for client_id " + req.ClientID + " (from any address); " +
-				"no token is issued for it, even with the right secret, until retry_after (seconds) has passed",
-			RetryAfter: wait}
+	if err := s.secretGuessing(addr, req.ClientID); err != nil {
+		return err
 	}
 	issued, err := s.Auth.IssueToken(r.Context(), req.ClientID, req.ClientSecret)
 	if err != nil {
 		if market.KindOf(err) == market.KindUnauthorized {
 			s.badSecrets.take(r.Context(), req.ClientID)
+			s.badSecretsAt.take(r.Context(), addr)
 		}
 		return err
 	}
@@ -62,6 +61,31 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 		EnableLog:  issued.EnableLog,
 		TokenBytes: len(issued.Token),
 	})
+}
+
+// secretGuessing decides, before any key derivation, whether a secret is
+// checked at all. An address that has spent its budget of wrong secrets
+// is refused outright. A client id whose budget is spent (wrong secrets
+// from anywhere) is still served to an address with no recent failures:
+// the owner's right secret from a clean address gets its token however
+// many guesses others made, while each guessing address gets one more
+// checked guess per refill of its own budget.
+func (s *Server) secretGuessing(addr, clientID string) error {
+	if wait, empty := s.badSecretsAt.spent(addr); empty {
+		return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+			Detail: "too many wrong secrets from this address; no secret is checked from it, for any client_id, " +
+				"until retry_after (seconds) has passed",
+			RetryAfter: wait}
+	}
+	wait, empty := s.badSecrets.empty(clientID)
+	if !empty || s.badSecretsAt.clean(addr) {
+		return nil
+	}
+	s.badSecrets.rejected.Add(1)
+	return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+		Detail: "too many wrong secrets for client_id " + clientID + " (from several addresses), and this address has sent wrong secrets too; " +
+			"its secrets are not checked until retry_after (seconds) has passed (an address with no recent failures is served)",
+		RetryAfter: wait}
 }
 
 type whoami struct {

@@ -14,10 +14,10 @@ type Limits struct {
 	TokenRate  float64 `toml:"token_rate"`
 	TokenBurst int     `toml:"token_burst"`
 	// FailedSecretRate and FailedSecretBurst bound the wrong secrets per
-	// client id, from any address: once spent, that client id gets no
-	// token (even with the right secret) until the bucket refills. The
-	// per-address limit alone is bypassed by a caller with many addresses
-	// (every 127.x.y.z is the same machine).
+	// address (once spent, nothing from it is checked) and per client id
+	// from any address (once spent, the client id's secret is checked
+	// only from addresses with no recent failures, so guessers cannot
+	// lock its owner out).
 	FailedSecretRate  float64 `toml:"failed_secret_rate"`
 	FailedSecretBurst int     `toml:"failed_secret_burst"`
 	// BadTokenRate and BadTokenBurst bound the unknown, expired or

@@ -99,8 +99,9 @@ func fromLoopback(n int) *http.Client {
 
 // Issue 20 point 5, through the binary with the shipped limits: rotating
 // the source over 127.0.0.0/8 does not escape the token endpoint's
-// per-address bucket; wrong secrets are limited per client id (the right
-// secret is refused too until the bucket refills); random tokens are
+// per-address bucket; wrong secrets are limited per address (the right
+// secret from the same machine is refused too until the bucket refills:
+// every 127.x.y.z is that machine); random tokens are
 // limited per address while a caller with a known token carries on.
 func TestGuessingLimitedThroughTheBinary(t *testing.T) {
 	dir := t.TempDir()
