@@ -228,12 +228,14 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	defer tm.stop()
 	authCfg := auth.FromConfig(cfg.Auth)
-	authCfg.Replays = tm.replays(cfg.Auth.NonceCapacity)
-	if authCfg.Replays == nil {
-		// This process's own replay set: requests signed before the next
-		// whole second are refused, and the listener opens only then
-		// (below), so a request the previous process answered cannot be
-		// replayed to this one, however fast the restart.
+	// On PostgreSQL several instances may serve the store: each records
+	// every nonce there. A lone server keeps them in memory: requests
+	// signed before the next whole second are refused, and the listener
+	// opens only then (below), so a request the previous process answered
+	// cannot be replayed to this one, however fast the restart; the few
+	// dated ahead of its clock it recorded in the store (Restore, below).
+	authCfg.SharedStore = db.IsPostgres(cfg.DBPath())
+	if !authCfg.SharedStore {
 		authCfg.StartedAt = clock.Now().Truncate(time.Second).Add(time.Second)
 		if hooks.clock != nil {
 			// A pinned clock is a test's: it stands still, or moves back
@@ -246,6 +248,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		return err
 	}
 	defer authSvc.Close()
+	if _, err := authSvc.Restore(ctx); err != nil {
+		return fmt.Errorf("replay protection: read the nonces the store recorded: %w", err)
+	}
 
 	demoKDF := auth.DefaultKDF
 	if hooks.demoKDF != nil {

@@ -489,3 +489,15 @@ CREATE TABLE alert_events (
     fields    TEXT NOT NULL
 );
 CREATE INDEX alert_events_by_client ON alert_events(client_id, id);
+
+-- version 13
+-- The nonces of signed requests that must outlive this process (issue 27):
+-- a lone server writes here only the requests dated ahead of its clock,
+-- the ones its start-up rule cannot refuse after a restart. key is the
+-- token's hash prefix and the nonce; expires_at (Unix ms) is when the
+-- request's timestamp stops passing the skew check.
+CREATE TABLE nonces (
+    key        TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX nonces_by_expiry ON nonces(expires_at);

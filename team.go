@@ -11,7 +11,6 @@ import (
 	"mdqs/api"
 	"mdqs/cache"
 	"mdqs/db"
-	"mdqs/internal/auth"
 	"mdqs/internal/cluster"
 	"mdqs/internal/config"
 	"mdqs/internal/sharedstate"
@@ -52,15 +51,6 @@ func (t *team) stop() {
 	if t.rc != nil {
 		t.rc.Close()
 	}
-}
-
-// replays is the replay protection of the auth service: shared when there
-// is Redis, else this process's own (auth's default).
-func (t *team) replays(capacity int) auth.Replays {
-	if t.shared == nil {
-		return nil
-	}
-	return t.shared.Replays(auth.NewNonceSet(capacity))
 }
 
 func (t *team) limits() api.SharedLimits {

@@ -1049,3 +1049,150 @@ func waitReady(t *testing.T, s *server) {
 	t.Helper()
 	waitFor(t, time.Minute, func() bool { return strings.Contains(s.logs.String(), "mdqs ready") })
 }
+
+// Issue 27 point 1: three instances on one PostgreSQL store and a Redis
+// of the test's own. With the nonces in Redis, killing Redis let each
+// instance accept a captured request once more, and a restarted (empty)
+// Redis accepted it again. Now the store records every nonce: each replay
+// is refused before, during and after the outage, while fresh requests
+// keep being served throughout.
+func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three server processes and a redis-server (about 10 s); run without -short, with " +
+			dbtest.PostgresEnv + " and " + redistest.Env + " set")
+	}
+	server := dbtest.NeedPostgres(t)
+	redistest.URL(t) // a Redis for the tests means redis-server is installed; this test runs one it can kill
+	rd := startOwnRedis(t)
+	target := dbtest.NewSchema(t, server)
+	anchor := time.Now().Round(0)
+	clock := teamClock{start: teamStart, anchor: anchor}
+	spec := teamHelperSpec{Start: teamStart, Anchor: anchor.UnixNano()}
+	hold := &teamHold{entered: make(chan string, 16), left: make(chan string, 16)}
+	var ins []*teamInstance
+	for _, name := range []string{"a", "b", "c"} {
+		up := newTeamUpstream(t, name, teamStart, hold)
+		ins = append(ins, startTeamInstance(t, name, teamConfig(name, up.srv.URL, rd.url(), "replay:"), target, spec, up, clock))
+	}
+	token, err := ins[0].demo.Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(in *teamInstance, h http.Header) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+in.addr+"/v1/api/whoami", nil)
+		req.Header = h.Clone()
+		resp, err := teamHTTP.Do(req)
+		if err != nil {
+			t.Fatalf("whoami on %s: %v", in.name, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	var captured []http.Header
+	// accept sends a freshly signed request to in (200), then replays every
+	// request captured so far on every instance (401 each).
+	accept := func(when string, in *teamInstance) {
+		t.Helper()
+		h := http.Header{}
+		in.demo.Sign(h, token, nil)
+		if status, body := send(in, h); status != http.StatusOK {
+			t.Fatalf("%s: a fresh request on %s: HTTP %d %s; want 200", when, in.name, status, body)
+		}
+		captured = append(captured, h)
+		replayAll(t, when, ins, captured, send)
+	}
+	accept("Redis up", ins[0])
+
+	rd.kill(t)
+	for _, in := range ins {
+		accept("Redis killed", in)
+	}
+
+	rd.start(t)
+	replayAll(t, "Redis restarted empty", ins, captured, send)
+	if !eventually(15*time.Second, func() bool {
+		for _, in := range ins {
+			if h, err := in.health(); err != nil || h.Redis == nil || !h.Redis.Up {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("the instances did not see Redis back within 15 s")
+	}
+	accept("Redis back and seen by every instance", ins[1])
+}
+
+func replayAll(t *testing.T, when string, ins []*teamInstance, captured []http.Header, send func(*teamInstance, http.Header) (int, string)) {
+	t.Helper()
+	for i, h := range captured {
+		for _, in := range ins {
+			if status, body := send(in, h); status != http.StatusUnauthorized || !strings.Contains(body, "nonce already used") {
+				t.Errorf("%s: captured request %d replayed on %s: HTTP %d %s; want 401 nonce already used", when, i, in.name, status, body)
+			}
+		}
+	}
+}
+
+// ownRedis is a redis-server the test starts, kills and starts again on
+// the same port, with nothing on disk: a restart comes back empty.
+type ownRedis struct {
+	port int
+	dir  string
+	cmd  *exec.Cmd
+}
+
+func startOwnRedis(t *testing.T) *ownRedis {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Fatalf("redis-server is not installed (apt-get install redis-server): %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	r := &ownRedis{port: port, dir: t.TempDir()}
+	r.start(t)
+	t.Cleanup(func() {
+		if r.cmd != nil {
+			r.cmd.Process.Kill()
+			r.cmd.Wait()
+		}
+	})
+	return r
+}
+
+func (r *ownRedis) url() string { return fmt.Sprintf("redis://127.0.0.1:%d", r.port) }
+
+func (r *ownRedis) start(t *testing.T) {
+	t.Helper()
+	r.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port),
+		"--save", "", "--appendonly", "no", "--dir", r.dir)
+	r.cmd.Stdout, r.cmd.Stderr = io.Discard, io.Discard
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", r.port), 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("redis-server on port %d did not start", r.port)
+	}
+}
+
+// kill is kill -9: Redis loses everything it held.
+func (r *ownRedis) kill(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Wait()
+	r.cmd = nil
+}

@@ -410,3 +410,15 @@ CREATE TABLE alert_events (
     fields    TEXT NOT NULL
 );
 CREATE INDEX alert_events_by_client ON alert_events(client_id, id);
+
+-- version 13
+-- The nonces of signed requests: a team records every one here, so a
+-- nonce one instance accepted every other refuses, whatever Redis does
+-- (issue 27). One INSERT ... ON CONFLICT per signed request, outside the
+-- store's write lock. expires_at (Unix ms) is when the request's timestamp
+-- stops passing the skew check; a job deletes the expired rows.
+CREATE TABLE nonces (
+    key        TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+);
+CREATE INDEX nonces_by_expiry ON nonces(expires_at);

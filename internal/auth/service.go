@@ -20,6 +20,17 @@ type Store interface {
 	TokenByHash(ctx context.Context, hash string) (Token, Client, error)
 	AuthRevision(ctx context.Context) (int64, error)
 	PurgeExpiredTokens(ctx context.Context, now time.Time) (int64, error)
+	// RecordNonce records a signed request's nonce key until expires and
+	// reports whether it was fresh, for every process on the store.
+	RecordNonce(ctx context.Context, key string, expires, now time.Time) (fresh bool, err error)
+	LiveNonces(ctx context.Context, now time.Time) ([]RecordedNonce, error)
+	PurgeNonces(ctx context.Context, now time.Time) (int64, error)
+}
+
+// RecordedNonce is a nonce the store holds until Expires.
+type RecordedNonce struct {
+	Key     string
+	Expires time.Time
 }
 
 // SignatureMode is auth.signature in the configuration.
@@ -44,34 +55,21 @@ type Config struct {
 	// cached tokens keep working.
 	RevocationCheck time.Duration
 	KDF             KDFParams
-	// Replays remembers the nonces of signed requests; nil: this
-	// process's own set (NonceCapacity), exact for one instance. Several
-	// instances share one (cluster.Replays over Redis) so that a nonce one
-	// accepted, every other refuses.
-	Replays Replays
-	// StartedAt is when replay protection began: with this process's own
-	// replay set, a request signed in an earlier second is refused (the
-	// set was empty at start, so it could be a replay). Zero: the clock's
-	// time when New runs. serve passes the next whole second and listens
-	// only from then, so no request the previous process accepted can
-	// carry an acceptable timestamp, even across a restart within one
-	// second.
+	// SharedStore says that several processes may serve the store (a
+	// team on PostgreSQL): every nonce is recorded in it, so a nonce one
+	// instance accepted every other refuses, whatever Redis does, and a
+	// restart forgets nothing. Otherwise this process's memory holds the
+	// nonces, and the store only those dated ahead of the clock (see
+	// StartedAt).
+	SharedStore bool
+	// StartedAt is when replay protection began for a lone server: a
+	// request signed in an earlier second is refused, since the memory
+	// that would know it started empty. Zero: the clock's time when New
+	// runs. serve passes the next whole second and listens only from then,
+	// so no request the previous process accepted can carry an acceptable
+	// timestamp unless it was dated ahead of that process's clock, and
+	// those the store recorded (Restore loads them).
 	StartedAt time.Time
-}
-
-// Replays records a signed request's nonce until expires; Add reports
-// false for a nonce already recorded and unexpired (a replay).
-type Replays interface {
-	Add(ctx context.Context, key string, expires, now time.Time) (fresh bool, err error)
-	Sweep(now time.Time) // forget expired entries (a job calls it)
-	Len() int            // live entries this process holds
-}
-
-// LocalReplays is a NonceSet as the service's Replays.
-type LocalReplays struct{ *NonceSet }
-
-func (l LocalReplays) Add(_ context.Context, key string, expires, now time.Time) (bool, error) {
-	return l.NonceSet.Add(key, expires, now)
 }
 
 // Service issues tokens and authenticates requests.
@@ -87,16 +85,16 @@ type Service struct {
 	clock  market.Clock
 	cfg    Config
 	cache  *cache.Cache[session]
-	nonces Replays
+	nonces *NonceSet // every nonce this process accepted, while live
 	// evicted: tokens dropped for the per-client limit, so their 401
 	// says so (the store no longer knows them).
 	evicted evictedSet
 	kdf     chan struct{} // bounds concurrent argon2 runs (19 MiB each)
 	dummy   func() string // a hash to verify against for unknown clients
-	// notBefore: with replays remembered in this process only, the set is
-	// empty after a restart, so a request signed before the start (see
-	// Config.StartedAt) could be a replay and is refused. Zero with a
-	// shared replay set, which outlives any one process.
+	// notBefore: a lone server's set is empty after a restart, so a
+	// request signed before the start (see Config.StartedAt) could be a
+	// replay and is refused. Zero with a shared store, which records every
+	// nonce.
 	notBefore int64
 
 	mu        sync.RWMutex
@@ -143,8 +141,7 @@ func New(store Store, clock market.Clock, cfg Config) (*Service, error) {
 		cfg.KDF = DefaultKDF
 	}
 	var notBefore int64
-	if cfg.Replays == nil {
-		cfg.Replays = LocalReplays{NewNonceSet(cfg.NonceCapacity)}
+	if !cfg.SharedStore {
 		notBefore = clock.Now().Unix()
 		if !cfg.StartedAt.IsZero() {
 			notBefore = cfg.StartedAt.Unix()
@@ -152,7 +149,7 @@ func New(store Store, clock market.Clock, cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		store: store, clock: clock, cfg: cfg, cache: c,
-		nonces:    cfg.Replays,
+		nonces:    NewNonceSet(cfg.NonceCapacity),
 		notBefore: notBefore,
 		kdf:       make(chan struct{}, runtime.GOMAXPROCS(0)),
 		gens:      map[string]uint64{},
@@ -427,7 +424,33 @@ func (s *Service) VerifySignature(ctx context.Context, p Principal, token string
 			"so a request signed before a restart is refused; sign it again with the current time", ts.Unix(), s.notBefore))
 	}
 	// The timestamp passes until the server's second is maxSkew past it.
-	added, err := s.nonces.Add(ctx, p.TokenHash[:32]+h.Nonce, ts.Add(time.Duration(maxSkew+1)*time.Second), now)
+	return s.recordNonce(ctx, p.TokenHash[:32]+h.Nonce, ts, ts.Add(time.Duration(maxSkew+1)*time.Second), now)
+}
+
+// recordNonce accepts a nonce at most once. The store decides first
+// wherever another process could have seen it: on a shared store every
+// nonce; on a lone server those dated ahead of its clock, the only ones
+// the start-up rule cannot refuse after a restart. Then this process's
+// own set, which holds every nonce it accepted until the timestamp can no
+// longer pass, whatever the store forgets. Nothing is recorded for a
+// request the store could not answer, so its retry is not a replay.
+func (s *Service) recordNonce(ctx context.Context, key string, ts, expires, now time.Time) error {
+	if s.cfg.SharedStore || ts.Unix() > now.Unix() {
+		fresh, err := s.store.RecordNonce(ctx, key, expires, now)
+		if err != nil {
+			cause := "the store failed"
+			if me := (*market.Error)(nil); errors.As(err, &me) && me.Detail != "" {
+				cause = me.Detail
+			}
+			return &market.Error{Kind: market.KindUnavailable, Message: market.DefaultMessage(market.KindUnavailable),
+				Detail: "replay protection could not record this request's nonce in the store (" + storeWhy(s.cfg.SharedStore) + "): " +
+					cause + "; retry shortly", RetryAfter: time.Second, Err: err}
+		}
+		if !fresh {
+			return unauthorized("nonce already used")
+		}
+	}
+	added, err := s.nonces.Add(key, expires, now)
 	if errors.Is(err, ErrNonceSetFull) {
 		return market.Errorf(market.KindUnavailable, "too many signed requests in the replay window; retry shortly")
 	}
@@ -440,10 +463,37 @@ func (s *Service) VerifySignature(ctx context.Context, p Principal, token string
 	return nil
 }
 
+func storeWhy(shared bool) string {
+	if shared {
+		return "every instance of a team records each nonce there"
+	}
+	return "a request dated ahead of the server's clock is recorded there, so a restart cannot accept it again"
+}
+
+// Restore loads the nonces the store holds into this process's set, so a
+// lone server refuses after a restart what the previous process accepted
+// with a timestamp ahead of its clock. serve calls it before listening.
+func (s *Service) Restore(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	live, err := s.store.LiveNonces(ctx, now)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range live {
+		if _, err := s.nonces.Add(n.Key, n.Expires, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(live), nil
+}
+
 // PurgeExpired deletes expired tokens and forgets expired nonces; a job
 // runs it periodically.
 func (s *Service) PurgeExpired(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
 	s.nonces.Sweep(now)
+	if _, err := s.store.PurgeNonces(ctx, now); err != nil {
+		return 0, err
+	}
 	return s.store.PurgeExpiredTokens(ctx, now)
 }

@@ -437,8 +437,8 @@ func TestClockSkewIsSymmetricInWholeSeconds(t *testing.T) {
 // The replay set of a lone server lives in its memory and starts empty, so
 // a request signed before the process started may have been answered by
 // the process before: refused, with a detail that says to sign again. The
-// second the server started is accepted; a shared replay set (Redis) keeps
-// its nonces across restarts, so the rule does not apply there.
+// second the server started is accepted; a shared store records every
+// nonce, so the rule does not apply there.
 func TestRequestSignedBeforeStartIsRefused(t *testing.T) {
 	f := newFixture(t, auth.Config{})
 	f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
@@ -459,9 +459,8 @@ func TestRequestSignedBeforeStartIsRefused(t *testing.T) {
 		t.Fatalf("signed in the start's second: %v", err)
 	}
 
-	shared := auth.LocalReplays{NonceSet: auth.NewNonceSet(100)} // any Replays given in the config is a shared one
 	svc, err := auth.New(f.store, f.clock, auth.Config{TokenTTL: time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
-		MaxClockSkew: time.Minute, NonceCapacity: 100, TokenCacheSize: 100, RevocationCheck: time.Hour, Replays: shared})
+		MaxClockSkew: time.Minute, NonceCapacity: 100, TokenCacheSize: 100, RevocationCheck: time.Hour, SharedStore: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,6 +470,6 @@ func TestRequestSignedBeforeStartIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := svc.VerifySignature(ctx, p2, iss.Token, sign(f.clock.Now().Unix()-30, "c"), nil); err != nil {
-		t.Errorf("shared replay set, signed 30 s before this process started: %v", err)
+		t.Errorf("shared store, signed 30 s before this process started: %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package cluster is how the instances of one deployment (several mdqs
 // processes on one PostgreSQL store) share state through Redis, and what
 // each does when Redis fails: it goes on from its own memory (near cache,
-// local replay set, local rate buckets), says so in health and metrics,
+// local rate buckets), says so in health and metrics,
 // and returns to the shared state by itself once Redis answers again.
 // Failing requests because a cache is away would turn a degraded service
 // into an outage.
@@ -13,13 +13,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"mdqs/internal/auth"
 )
 
 // Redis is the shared store (sharedstate.Client).
 type Redis interface {
-	AddNonce(ctx context.Context, key string, ttl time.Duration) (fresh bool, err error)
 	Take(ctx context.Context, key string, ratePerSec float64, burst int) (wait time.Duration, ok bool, err error)
 	Version(ctx context.Context, key string) (int64, bool, error)
 	Get(ctx context.Context, key string) (data []byte, version int64, ok bool, err error)
@@ -64,7 +61,7 @@ func (s *Shared) observe(ctx context.Context, err error) {
 	}
 	s.mu.Unlock()
 	if !s.down.Swap(true) {
-		s.log.Warn("redis unreachable; this instance serves from its own memory (near cache, local replay set and rate limits) until it answers",
+		s.log.Warn("redis unreachable; this instance serves from its own memory (near cache and rate limits) until it answers",
 			"redis", s.rc.Addr(), "err", err)
 	}
 }
@@ -84,7 +81,7 @@ func (s *Shared) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{Addr: s.rc.Addr(), Up: !s.down.Load(), Failures: s.failures.Load(), LastError: s.lastErr}
 	if !st.Up {
-		st.Degraded = "rankings, K-line first screens and intraday series from this instance's near cache; replay protection and rate limits of this instance only"
+		st.Degraded = "rankings, K-line first screens and intraday series from this instance's near cache; rate limits of this instance only (replay protection is the store's, unaffected)"
 	}
 	return st
 }
@@ -96,29 +93,6 @@ func (s *Shared) Probe(ctx context.Context) error {
 	s.observe(ctx, err)
 	return err
 }
-
-// Replays is the shared replay protection: a nonce one instance accepted,
-// every other refuses, and a restart forgets nothing (the entries live
-// in Redis until their timestamp can no longer pass). While Redis is down
-// the instance's own set answers, exact for its own requests.
-func (s *Shared) Replays(local *auth.NonceSet) auth.Replays { return replays{s, local} }
-
-type replays struct {
-	s     *Shared
-	local *auth.NonceSet
-}
-
-func (r replays) Add(ctx context.Context, key string, expires, now time.Time) (bool, error) {
-	fresh, err := r.s.rc.AddNonce(ctx, key, expires.Sub(now))
-	r.s.observe(ctx, err)
-	if err == nil {
-		return fresh, nil
-	}
-	return r.local.Add(key, expires, now)
-}
-
-func (r replays) Sweep(now time.Time) { r.local.Sweep(now) }
-func (r replays) Len() int            { return r.local.Len() }
 
 // Take spends one token of a rate limit every instance shares. An error
 // means Redis is down: the caller's own bucket decides.

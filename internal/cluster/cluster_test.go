@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/internal/auth"
 	"mdqs/internal/cluster"
 	"mdqs/internal/sharedstate"
 	"mdqs/internal/sharedstate/redistest"
@@ -31,18 +30,6 @@ func twoInstances(t *testing.T) (a, b *cluster.Shared) {
 		return cluster.New(rc, quiet())
 	}
 	return open(), open()
-}
-
-func TestANonceOneInstanceAcceptedEveryOtherRefuses(t *testing.T) {
-	a, b := twoInstances(t)
-	ra, rb := a.Replays(auth.NewNonceSet(100)), b.Replays(auth.NewNonceSet(100))
-	ctx, now := context.Background(), time.Now()
-	if fresh, err := ra.Add(ctx, "tok:n1", now.Add(time.Minute), now); !fresh || err != nil {
-		t.Fatalf("first use on A = %v, %v", fresh, err)
-	}
-	if fresh, err := rb.Add(ctx, "tok:n1", now.Add(time.Minute), now); fresh || err != nil {
-		t.Fatalf("replay on B = %v, %v; want refused", fresh, err)
-	}
 }
 
 func TestAClientCannotMultiplyItsBudgetByTheInstances(t *testing.T) {
@@ -85,7 +72,6 @@ type down struct{}
 
 var errDown = errors.New("dial tcp 10.0.0.5:6379: connect: connection refused")
 
-func (down) AddNonce(context.Context, string, time.Duration) (bool, error) { return false, errDown }
 func (down) Take(context.Context, string, float64, int) (time.Duration, bool, error) {
 	return 0, false, errDown
 }
@@ -99,17 +85,15 @@ func (down) PutIfNewer(context.Context, string, int64, []byte, time.Duration) (b
 func (down) Ping(context.Context) error { return errDown }
 func (down) Addr() string               { return "redis://10.0.0.5:6379" }
 
-// Losing Redis degrades an instance to its own memory, and it says so;
-// requests keep their replay protection (this instance's own).
+// Losing Redis degrades an instance to its own memory, and it says so.
 func TestLosingRedisDegradesToTheInstancesOwnState(t *testing.T) {
 	s := cluster.New(down{}, quiet())
-	r := s.Replays(auth.NewNonceSet(100))
-	ctx, now := context.Background(), time.Now()
-	if fresh, err := r.Add(ctx, "tok:n1", now.Add(time.Minute), now); !fresh || err != nil {
-		t.Fatalf("with Redis down the first use = %v, %v; want accepted by the local set", fresh, err)
+	ctx := context.Background()
+	if _, ok, err := s.Take(ctx, "client:x", 1, 1); ok || err == nil {
+		t.Fatalf("Take with Redis down = %v, %v; want an error for the caller's own bucket to answer", ok, err)
 	}
-	if fresh, _ := r.Add(ctx, "tok:n1", now.Add(time.Minute), now); fresh {
-		t.Fatal("with Redis down a replay on the same instance was accepted")
+	if _, _, err := s.Cache().Version(ctx, "ranking"); err == nil {
+		t.Fatal("Version with Redis down: no error")
 	}
 	st := s.Status()
 	if st.Up || st.Failures != 2 || st.Degraded == "" || st.LastError == "" {

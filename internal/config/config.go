@@ -168,8 +168,9 @@ type Screener struct {
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
 	// Redis (redis://HOST:PORT[/DB]) is the state several instances share:
-	// the ranking, replay protection and rate limits. Empty: this process
-	// keeps them in memory, the single-instance default.
+	// the ranking and rate limits. Empty: this process keeps them in
+	// memory, the single-instance default. (Replay protection is the
+	// store's on PostgreSQL, whatever Redis does.)
 	Redis string `toml:"redis"`
 	// RedisPrefix goes before every key this deployment writes, so that
 	// several deployments (a team's and a test's) can share one Redis

@@ -91,6 +91,41 @@ func TestReplayRefusedAfterRestart(t *testing.T) {
 	}
 }
 
+// Issue 27: the start-up rule refuses what was signed before the start,
+// but a request dated ahead of the server's clock carries a timestamp
+// after it. Such a request, accepted and then replayed after kill -9 and a
+// restart, was accepted again; the store now records it.
+func TestReplayDatedAheadRefusedAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	args := serveArgs(t, dir, demoConfig)
+	p := startBinary(t, args, loadgen.StartOptions{Dir: dir})
+	cl := client.New(p.Addr, auth.DemoClientID, auth.DemoSecret)
+	cl.Now = func() time.Time { return time.Now().Add(40 * time.Second) } // a client whose clock runs 40 s ahead
+	tok, err := cl.Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{}
+	cl.Sign(h, tok, nil)
+	h.Set("Authorization", "Bearer "+tok)
+	hc := &http.Client{Timeout: 10 * time.Second}
+	if code, body := send(t, hc, p.Addr, "/v1/api/whoami", h); code != 200 {
+		t.Fatalf("first send: %d %s", code, body)
+	}
+	p.Kill()
+	q := startBinary(t, args, loadgen.StartOptions{Dir: dir})
+	if code, body := send(t, hc, q.Addr, "/v1/api/whoami", h); code != 401 || !strings.Contains(body, "nonce already used") {
+		t.Fatalf("the request dated 40 s ahead, replayed after kill -9 and a restart: %d %s, want 401 nonce already used", code, body)
+	}
+	fresh := http.Header{}
+	cl.Sign(fresh, tok, nil)
+	fresh.Set("Authorization", "Bearer "+tok)
+	if code, body := send(t, hc, q.Addr, "/v1/api/whoami", fresh); code != 200 {
+		t.Fatalf("a fresh request dated ahead after the restart: %d %s", code, body)
+	}
+	q.Stop(30 * time.Second)
+}
+
 // fromLoopback is an HTTP client whose connections come from 127.0.0.n.
 func fromLoopback(n int) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, byte(n/250), byte(1+n%250))}, Timeout: 5 * time.Second}

@@ -9,9 +9,9 @@
 //	MDQS_TEST_POSTGRES=... MDQS_TEST_REDIS=... go test -tags load -run TeamFigures -v ./loadtest
 //
 // The last measures a team deployment (issue 15): the signed-request
-// verify with the nonce in Redis against the process's own set, and the
-// cached top50 of a lone instance, of one instance of a team and of two
-// together, in one run (about 40 s).
+// verify with the nonce in the PostgreSQL store against the process's
+// own set, and the cached top50 of a lone instance, of one instance of a
+// team and of two together, in one run (about 40 s).
 //
 // Both fail on any error answer; the sustained run also bounds the
 // server's resident memory and fails if it keeps growing through the

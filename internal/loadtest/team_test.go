@@ -37,15 +37,16 @@ var teamSize = market{300, 90, 450, 30}
 // what sharing state costs (issue 15's figures):
 //
 //   - the cost of verifying a signed request (signature, clock, nonce)
-//     with the replay set in the process and with the nonce in Redis
-//     (SET NX PX), p50/p99, one caller and 8 at once; and the cost of a
+//     with the nonce in the process's set (a lone server on SQLite) and
+//     recorded in the PostgreSQL store (a team, issue 27), p50/p99, one
+//     caller and 8 at once; and the cost of a
 //     shared rate limit's token (the Lua bucket), which a rate-limited
 //     client adds to every request;
 //
 //   - GET /v1/api/boards/top50 from the cache, the real binary under
 //     closed-loop load: a lone instance (ristretto only) against an
 //     instance of a team (ristretto as near cache, version checked against
-//     Redis on every request, nonces in Redis), then two instances of that
+//     Redis on every request, nonces in PostgreSQL), then two instances of that
 //     team, loaded together with the same workers split between them.
 //
 //     MDQS_TEST_POSTGRES=... MDQS_TEST_REDIS=... go test -tags load -run TeamFigures -v ./loadtest
@@ -58,7 +59,7 @@ func TestTeamFigures(t *testing.T) {
 	redisURL := redistest.URL(t)
 	prefix := redistest.Prefix(t)
 
-	verifyFigures(t, redisURL, prefix)
+	verifyFigures(t, pg, redisURL, prefix)
 
 	lone := startDemoOn(t, teamSize, dbtest.NewSchema(t, pg), "")
 	teamDB := dbtest.NewSchema(t, pg)
@@ -128,7 +129,7 @@ func top50Load(t *testing.T, name string, ps ...*loadgen.Process) teamRun {
 
 // verifyFigures times auth's signature check, whose nonce step is the part
 // a team changes, with each replay store; and a rate limit's token.
-func verifyFigures(t *testing.T, redisURL, prefix string) {
+func verifyFigures(t *testing.T, pg, redisURL, prefix string) {
 	ctx := context.Background()
 	rc, err := sharedstate.Open(ctx, redisURL, sharedstate.Options{Prefix: prefix})
 	if err != nil {
@@ -137,7 +138,6 @@ func verifyFigures(t *testing.T, redisURL, prefix string) {
 	defer rc.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	shared := cluster.New(rc, log)
-	store := dbtest.OpenAt(t, t.TempDir()+"/verify.db")
 	clock := mkt.SystemClock{}
 	n := *teamVerifies
 
@@ -145,20 +145,22 @@ func verifyFigures(t *testing.T, redisURL, prefix string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.PutClient(ctx, auth.Client{ID: "v", SecretHash: hash, Scopes: auth.DefaultScopes(), Enabled: true,
-		CreatedAt: time.Now(), UpdatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	cfg := auth.Config{TokenTTL: time.Hour, MaxTokensPerClient: 20, Signature: auth.SignatureRequired,
 		MaxClockSkew: 60 * time.Second, NonceCapacity: 4 * n, TokenCacheSize: 100, RevocationCheck: time.Second}
 	services := []struct {
-		name    string
-		replays auth.Replays
-	}{{"in process", nil}, {"Redis (SET NX PX)", shared.Replays(auth.NewNonceSet(4 * n))}}
-	t.Logf("signed-request verify (HMAC, clock, nonce), %d requests each:", n)
+		name   string
+		target string
+		shared bool
+	}{{"in process", t.TempDir() + "/verify.db", false}, {"PostgreSQL (INSERT)", dbtest.NewSchema(t, pg), true}}
+	t.Logf("signed-request verify (MD5, clock, nonce), %d requests each:", n)
 	for _, s := range services {
+		store := dbtest.OpenAt(t, s.target)
+		if _, err := store.PutClient(ctx, auth.Client{ID: "v", SecretHash: hash, Scopes: auth.DefaultScopes(), Enabled: true,
+			CreatedAt: time.Now(), UpdatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
 		c := cfg
-		c.Replays = s.replays
+		c.SharedStore = s.shared
 		svc, err := auth.New(store, clock, c)
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +185,7 @@ func verifyFigures(t *testing.T, redisURL, prefix string) {
 			h := timeParallel(t, callers, n, func(i int) error {
 				return svc.VerifySignature(ctx, p, iss.Token, signed[i], nil)
 			})
-			t.Logf("  nonce %-18s %d caller(s): p50 %-9s p99 %-9s (%.0f/s)", s.name, callers, h.q(0.5), h.q(0.99), h.perSec)
+			t.Logf("  nonce %-20s %d caller(s): p50 %-9s p99 %-9s (%.0f/s)", s.name, callers, h.q(0.5), h.q(0.99), h.perSec)
 		}
 	}
 	t.Logf("rate limit token, %d each:", n)

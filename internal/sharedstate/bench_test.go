@@ -4,12 +4,10 @@ package sharedstate_test
 //
 //	MDQS_TEST_REDIS=redis://127.0.0.1:56379 go test -run '^$' -bench . -benchmem ./sharedstate
 //
-// Nonces and limiter keys expire by themselves; nothing is flushed.
+// Limiter keys and blobs expire by themselves; nothing is flushed.
 
 import (
 	"context"
-	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,31 +17,6 @@ import (
 // benchTTL keeps the keys a benchmark makes (hundreds of thousands of
 // nonces) only briefly on the shared server.
 const benchTTL = 10 * time.Second
-
-// One AddNonce per signed request: a fresh nonce each time.
-func BenchmarkNonce(b *testing.B) {
-	c := open(b, redistest.Prefix(b))
-	ctx := context.Background()
-	var n atomic.Int64
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			if fresh, err := c.AddNonce(ctx, strconv.FormatInt(n.Add(1), 36), benchTTL); err != nil || !fresh {
-				b.Fatal(fresh, err)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.SetParallelism(32) // 32 × GOMAXPROCS requests in flight, as an HTTP server under load
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if fresh, err := c.AddNonce(ctx, strconv.FormatInt(n.Add(1), 36), benchTTL); err != nil || !fresh {
-					b.Error(fresh, err)
-					return
-				}
-			}
-		})
-	})
-}
 
 // One Take per request, on one client's bucket (a rate no call is refused
 // at, so every call writes).

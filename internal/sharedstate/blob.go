@@ -111,3 +111,9 @@ func (c *Client) Get(ctx context.Context, key string) (data []byte, version int6
 }
 
 func (c *Client) blobKey(key string) string { return c.prefix + "blob:" + key }
+
+// ceilMillis is d in whole milliseconds, rounded up: a key must not expire
+// before the time it was asked to live.
+func ceilMillis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

@@ -1,8 +1,9 @@
-// Package sharedstate is the state several mdqs instances must agree on
-// exactly, kept in one Redis server: request nonces (a replay is refused by
-// every instance, and after a restart), rate-limit budgets (N instances do
-// not multiply a client's budget by N) and versioned blobs (a ranking one
-// instance builds and all of them serve).
+// Package sharedstate is the state several mdqs instances share through
+// one Redis server: rate-limit budgets (N instances do not multiply a
+// client's budget by N) and versioned blobs (a ranking one instance builds
+// and all of them serve). Request nonces are not here: a replay must be
+// refused whatever Redis does, so the team records them in its
+// PostgreSQL store (auth, issue 27).
 //
 // Every operation is one Redis command or one Lua script, so it is atomic on
 // the server and no instance holds a lock. Time comes from Redis (TIME inside
