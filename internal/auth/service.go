@@ -473,7 +473,11 @@ func storeWhy(shared bool) string {
 // Restore loads the nonces the store holds into this process's set, so a
 // lone server refuses after a restart what the previous process accepted
 // with a timestamp ahead of its clock. serve calls it before listening.
+// On a shared store it does nothing: the store answers every request.
 func (s *Service) Restore(ctx context.Context) (int, error) {
+	if s.cfg.SharedStore {
+		return 0, nil
+	}
 	now := s.clock.Now()
 	live, err := s.store.LiveNonces(ctx, now)
 	if err != nil {
