@@ -179,13 +179,22 @@ func TestMetricsNeedAdminFromOtherAddresses(t *testing.T) {
 		t.Errorf("admin remote scrape: %d %.200s", rec.Code, rec.Body)
 	}
 	for _, addr := range []string{"127.0.0.1:1", "[::1]:1", "[::ffff:127.0.0.1]:1"} {
-		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/metrics", nil)
 		req.RemoteAddr = addr
 		rec := httptest.NewRecorder()
 		h.api.Handler().ServeHTTP(rec, req)
 		if rec.Code != 200 {
 			t.Errorf("scrape from %s: %d", addr, rec.Code)
 		}
+	}
+	// From loopback under a name this server is not (a page that rebound
+	// its name to 127.0.0.1), the scrape is a remote one: admin only.
+	req := httptest.NewRequest(http.MethodGet, "http://attacker.example:8080/metrics", nil)
+	req.RemoteAddr = "127.0.0.1:1"
+	rec = httptest.NewRecorder()
+	h.api.Handler().ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Errorf("scrape from loopback with Host attacker.example: %d %.200s, want 401", rec.Code, rec.Body)
 	}
 }
 

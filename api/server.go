@@ -68,6 +68,10 @@ type Deps struct {
 	// UpstreamWait bounds how long a request waits on upstream fetches
 	// (server.upstream_wait; see waits). 0: no bound of its own.
 	UpstreamWait time.Duration
+	// Hosts are the Host headers the server answers (server.allowed_hosts;
+	// see HostCheck): a request naming another is refused before routing.
+	// The zero value refuses nothing.
+	Hosts HostCheck
 }
 
 // Server holds the dependencies of every handler.
@@ -146,9 +150,14 @@ func (s *Server) Handler() http.Handler {
 	if s.Instance.Name != "" {
 		instance = []string{s.Instance.Name}
 	}
-	// A head over the bounds is answered before routing, as unmatched.
+	// A head over the bounds, and a Host this server is not, are answered
+	// before routing, as unmatched: no handler (the dashboard, the token
+	// endpoint, /metrics, /debug/pprof, the stream) sees them.
 	tooLarge := s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, checkHead(r))
+	}))
+	misdirected := s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, s.Hosts.check(r))
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -156,6 +165,10 @@ func (s *Server) Handler() http.Handler {
 		h["Cache-Control"] = noStoreValue
 		if instance != nil {
 			h["X-Mdqs-Instance"] = instance
+		}
+		if s.Hosts.check(r) != nil {
+			misdirected.ServeHTTP(w, r)
+			return
 		}
 		if checkHead(r) != nil {
 			tooLarge.ServeHTTP(w, r)
