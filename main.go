@@ -406,6 +406,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	// Streams end before the server's Shutdown waits for its handlers.
 	defer hub.Close()
+	hosts := api.NewHostCheck(config.IsLoopback(cfg.Server.Addr), cfg.Server.AllowedHosts)
+	if hosts.Off() && config.IsLoopback(cfg.Server.Addr) {
+		log.Warn("server.allowed_hosts = [\"*\"]: requests naming any host are answered, so a web page that points its name at 127.0.0.1 (DNS rebinding) " +
+			"can call this server, and in demo mode take a token with the public demo secret; list the names you use instead")
+	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:  actions,
@@ -424,6 +429,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
 		Instance:   tm.instance(),
 		Stream:     hub,
+		Hosts:      hosts,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),

@@ -104,6 +104,12 @@ type Server struct {
 	// for the leadership that runs the background jobs: a dead leader is
 	// replaced within it.
 	LeaderPoll Duration `toml:"leader_poll"`
+	// AllowedHosts are the names, besides localhost and any IP address, a
+	// request's Host header may give (api.HostCheck): no port, any case;
+	// ".example.lan" adds a name and its subdomains; "*" alone turns the
+	// check off. On a loopback address any other Host is refused (DNS
+	// rebinding); elsewhere only once the list names something.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // Signature modes of auth.signature.
@@ -450,6 +456,11 @@ func (c Config) Validate() error {
 	if p := c.Cache.RedisPrefix; p == "" || len(p) > 64 || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		bad("cache.redis_prefix", "want 1-64 visible ASCII characters without spaces (the default is \"mdqs:\"), got %q", p)
 	}
+	for _, h := range c.Server.AllowedHosts {
+		if err := checkAllowedHost(h, len(c.Server.AllowedHosts)); err != "" {
+			bad("server.allowed_hosts", "%s, got %q", err, h)
+		}
+	}
 	if c.Server.LeaderPoll.Duration < 100*time.Millisecond || c.Server.LeaderPoll.Duration > time.Minute {
 		bad("server.leader_poll", "want 100ms..1m, got %s", c.Server.LeaderPoll.Duration)
 	}
@@ -557,6 +568,36 @@ func sameHostPort(u *url.URL, addr string) bool {
 		return a == b || (IsLoopback(net.JoinHostPort(a, "1")) && IsLoopback(net.JoinHostPort(b, "1")))
 	}
 	return uport == port && same(u.Hostname(), host)
+}
+
+// checkAllowedHost says what is wrong with an entry of
+// server.allowed_hosts, "" if nothing: a host name (letters, digits, '-',
+// '_', dots; a leading dot for the name and its subdomains, a trailing one
+// ignored), an IP address (always accepted anyway), or "*" alone.
+func checkAllowedHost(h string, entries int) string {
+	const want = `want host names without a port or scheme, such as "mdqs.lan" or ".desk.lan" (the name and every name under it), or "*" alone to answer any Host`
+	switch {
+	case h == "*" && entries == 1:
+		return ""
+	case h == "*":
+		return `"*" answers any Host, so it must be the only entry`
+	case net.ParseIP(h) != nil:
+		return ""
+	case strings.Contains(h, ":") || strings.Contains(h, "/"):
+		return want
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(h, "."), ".")
+	if name == "" || len(name) > 253 {
+		return want
+	}
+	for _, label := range strings.Split(name, ".") {
+		if label == "" || len(label) > 63 || strings.ContainsFunc(label, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) {
+			return want
+		}
+	}
+	return ""
 }
 
 // IsLoopback reports whether a listen address is reachable only from this

@@ -20,6 +20,7 @@ func Default() Config {
 			ShutdownTimeout:   dur(10 * time.Second),
 			UpstreamWait:      dur(20 * time.Second),
 			LeaderPoll:        dur(2 * time.Second),
+			AllowedHosts:      []string{},
 		},
 		Auth: Auth{
 			TokenTTLHours:      2,
