@@ -6,6 +6,8 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,6 +116,9 @@ func New(d Deps) *Server {
 	// script would follow to a different resource.
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
+	// OPTIONS on a route is answered by register's own handler (204 and
+	// Allow), counted under the route; httprouter's would answer 200 and
+	// go uncounted.
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -251,7 +256,7 @@ func (s *Server) Routes() []string { return s.registered }
 
 func (s *Server) register(method, path string, h http.Handler) {
 	s.registered = append(s.registered, method+" "+path)
-	rs := s.statsFor(path)
+	rs, first := s.statsFor(path)
 	h = s.instrument(rs, h)
 	s.router.Handler(method, path, h)
 	if method == http.MethodGet {
@@ -259,19 +264,45 @@ func (s *Server) register(method, path string, h http.Handler) {
 		// and curl -I use it.
 		s.router.Handler(http.MethodHead, path, h)
 	}
+	if first {
+		// A 405 lists OPTIONS in its Allow (httprouter adds it), so every
+		// route answers it.
+		s.router.Handler(http.MethodOptions, path, s.instrument(rs, s.options(path)))
+	}
 }
 
-// statsFor is the path's route figures; methods of one path share them and
-// are told apart by the method label.
-func (s *Server) statsFor(path string) *routeStats {
+// options answers OPTIONS on a route: 204 with Allow, the methods the path
+// takes, the same list a 405 gives. No CORS header ever: a web page of
+// another origin asking in a preflight is given no permission, so its
+// browser does not send the request.
+func (s *Server) options(path string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods := []string{http.MethodOptions}
+		for _, mp := range s.registered { // all registered by now: read only
+			if m, p, _ := strings.Cut(mp, " "); p == path {
+				methods = append(methods, m)
+				if m == http.MethodGet {
+					methods = append(methods, http.MethodHead)
+				}
+			}
+		}
+		slices.Sort(methods)
+		w.Header().Set("Allow", strings.Join(slices.Compact(methods), ", "))
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// statsFor is the path's route figures, and whether they are new: methods
+// of one path share them and are told apart by the method label.
+func (s *Server) statsFor(path string) (*routeStats, bool) {
 	for _, rs := range s.routeStats {
 		if rs.route == path {
-			return rs
+			return rs, false
 		}
 	}
 	rs := s.http.route(path)
 	s.routeStats = append(s.routeStats, rs)
-	return rs
+	return rs, true
 }
 
 func (s *Server) adapt(h handlerFunc) http.Handler {
