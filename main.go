@@ -381,7 +381,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// day, before a screen asks (a screen arriving meanwhile waits for
 	// that build).
 	runner.Add(jobs.Job{Name: "screen-frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
-	hub := stream.NewHub(stream.Config{Clock: clock})
+	hub := stream.NewHub(stream.Config{Clock: clock, MaxPerClient: cfg.Stream.MaxPerClient})
 	// The stream's quote events come from snapshot refreshes: in the
 	// session, while a stream listens for quotes, the leader refreshes
 	// every quote_age even when no screen, alert or quote request asks (at

@@ -785,6 +785,38 @@ func TestCallStreamUntilInterruptOrShutdown(t *testing.T) {
 	}
 }
 
+// stream.max_per_client is the hub's cap on a client's open streams: with
+// 2 configured, the third stream of a client is 429, naming the setting.
+func TestStreamCapIsTheSetting(t *testing.T) {
+	s := startServerWith(t, serveOptions{config: smallDemo + "[stream]\nmax_per_client = 2\n", cheapHash: true})
+	c := s.client()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := c.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan struct{}, 2)
+	for range 2 {
+		go c.Stream(ctx, "/v1/api/stream?topics=ranking", nil, func(line string) error {
+			if line == "event: open" {
+				opened <- struct{}{}
+			}
+			return nil
+		})
+	}
+	for range 2 {
+		select {
+		case <-opened:
+		case <-time.After(time.Minute):
+			t.Fatalf("two streams did not open\n%s", s.logs)
+		}
+	}
+	resp, err := c.Stream(ctx, "/v1/api/stream?topics=ranking", nil, func(string) error { return errors.New("the third stream opened") })
+	if err != nil || resp.Status != 429 || !strings.Contains(string(resp.Body), "stream.max_per_client = 2") {
+		t.Fatalf("third stream: %v %+v", err, resp)
+	}
+}
+
 // Log lines carry their time in the API's zone, Asia/Shanghai, with the
 // offset written, whatever the host's zone (CI's is UTC): 03:04:05 UTC is
 // 11:04:05+08:00.

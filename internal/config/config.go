@@ -39,6 +39,7 @@ type Config struct {
 	Kline    Kline    `toml:"kline"`
 	TDX      TDX      `toml:"tdx"`
 	Screener Screener `toml:"screener"`
+	Stream   Stream   `toml:"stream"`
 	Cache    Cache    `toml:"cache"`
 	Demo     Demo     `toml:"demo"`
 	Log      Log      `toml:"log"`
@@ -170,6 +171,17 @@ type Screener struct {
 	// QuoteAge is how old the quote snapshot a screen reads may be.
 	QuoteAge Duration `toml:"quote_age"`
 }
+
+// Stream bounds the live streams of GET /v1/api/stream. The hub's other
+// sizes stay constants (internal/stream's Config says why).
+type Stream struct {
+	// MaxPerClient caps a client's open streams; one more is 429.
+	MaxPerClient int `toml:"max_per_client"`
+}
+
+// MaxStreamsPerClient bounds stream.max_per_client: each stream holds a
+// connection, a goroutine and a queue (about 70 KiB in all).
+const MaxStreamsPerClient = 1000
 
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
@@ -437,6 +449,9 @@ func (c Config) Validate() error {
 	}
 	if c.Screener.MaxActivePerClient < 1 || c.Screener.MaxLimit < 1 || c.Screener.DefaultLimit < 1 || c.Screener.DefaultLimit > c.Screener.MaxLimit {
 		bad("screener.max_active_per_client", "max_active_per_client, default_limit and max_limit must be positive, default_limit <= max_limit")
+	}
+	if c.Stream.MaxPerClient < 1 || c.Stream.MaxPerClient > MaxStreamsPerClient {
+		bad("stream.max_per_client", "want 1..%d, got %d", MaxStreamsPerClient, c.Stream.MaxPerClient)
 	}
 	if c.Demo.HistoryDays < 0 || c.Demo.HistoryDays > 2500 {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)

@@ -101,6 +101,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[server]\nallowed_hosts = [\"my host\"]", "server.allowed_hosts"},
 		{"[server]\nallowed_hosts = [\"*.lan\"]", "server.allowed_hosts"}, // the form is ".lan"
 		{"[server]\nallowed_hosts = [\"*\", \"mdqs.lan\"]", "server.allowed_hosts"},
+		{"[stream]\nmax_per_client = 0", "stream.max_per_client"},
+		{"[stream]\nmax_per_client = 1001", "stream.max_per_client"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))

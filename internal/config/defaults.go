@@ -105,6 +105,7 @@ func Default() Config {
 			MaxLimit:           5000,
 			QuoteAge:           dur(time.Minute),
 		},
+		Stream: Stream{MaxPerClient: 5},
 		Cache: Cache{
 			MaxBytes:    256 << 20,
 			RedisPrefix: "mdqs:",
