@@ -143,6 +143,9 @@ func hostName(h string) (name string, ip bool, ok bool) {
 	if h == "" {
 		return "", false, false
 	}
+	if strings.ContainsFunc(h, func(r rune) bool { return (r < '0' || r > '9') && r != '.' }) {
+		return h, false, true // not an IPv4 address; asking ParseAddr would cost its error
+	}
 	_, err := netip.ParseAddr(h)
 	return h, err == nil, true
 }
