@@ -258,7 +258,7 @@ func TestGracefulShutdownFinishesTheRequestInFlight(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"client_id":"demo","client_secret":"demo-secret"}`
-	fmt.Fprintf(conn, "POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+	fmt.Fprintf(conn, "POST /v1/auth/token HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", s.addr, len(body), body[:10])
 	time.Sleep(100 * time.Millisecond) // let the server start reading it
 
 	s.cancel()
