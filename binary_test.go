@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,6 +121,83 @@ func TestRealBinary(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "holds the demo market, so it cannot serve live data") {
 		t.Fatalf("live mode on the demo run's file: %v\n%s", err, out)
+	}
+}
+
+// Issue 27: a web page whose name its DNS points at 127.0.0.1 (DNS
+// rebinding) is same-origin with that name, and before the check it could
+// read /metrics and the profiler and, in demo mode, take an admin token
+// with the public demo secret. The built binary, in demo mode on
+// loopback, refuses every request naming another host before any handler
+// (421 and the envelope naming server.allowed_hosts), and answers the
+// names of this machine, any IP address and the names configured.
+func TestDNSRebindingIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin, err := loadgen.Build(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte(smallDemo+"[server]\nallowed_hosts = [\"mdqs.test\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadgen.Start(bin, []string{"-config", cfg, "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs-demo.db")}, loadgen.StartOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(30 * time.Second) })
+	_, port, _ := net.SplitHostPort(p.Addr)
+	requests := []struct{ method, path, body string }{
+		{"GET", "/metrics", ""},
+		{"GET", "/debug/pprof/cmdline", ""},
+		{"GET", "/debug/pprof/heap", ""},
+		{"POST", "/v1/auth/token", `{"client_id":"demo","client_secret":"demo-secret"}`},
+	}
+	send := func(method, path, body, host string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, method, "http://"+p.Addr+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s (Host %s): %v", method, path, host, err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		return res.StatusCode, raw
+	}
+	for _, host := range []string{"attacker.example:" + port, "attacker.example", "ATTACKER.example.:" + port} {
+		for _, r := range requests {
+			status, raw := send(r.method, r.path, r.body, host)
+			var env struct {
+				Code    *int            `json:"code"`
+				Message string          `json:"message"`
+				Detail  string          `json:"detail"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if status != http.StatusMisdirectedRequest || json.Unmarshal(raw, &env) != nil || env.Code == nil || *env.Code != 0 ||
+				env.Data != nil || env.Message != "misdirected request" || !strings.Contains(env.Detail, "server.allowed_hosts") {
+				t.Errorf("%s %s with Host %s: %d %.300s, want 421 and the envelope naming server.allowed_hosts", r.method, r.path, host, status, raw)
+			}
+		}
+	}
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, "mdqs.test:" + port, "MDQS.test"} {
+		for _, r := range requests {
+			status, raw := send(r.method, r.path, r.body, host)
+			if status != 200 {
+				t.Errorf("%s %s with Host %s: %d %.300s, want 200", r.method, r.path, host, status, raw)
+			}
+			if r.method == "POST" && !strings.Contains(string(raw), `"token":"`) {
+				t.Errorf("token with Host %s: %.300s", host, raw)
+			}
+		}
 	}
 }
 

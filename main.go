@@ -386,7 +386,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// day, before a screen asks (a screen arriving meanwhile waits for
 	// that build).
 	runner.Add(jobs.Job{Name: "screen-frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
-	hub := stream.NewHub(stream.Config{Clock: clock})
+	hub := stream.NewHub(stream.Config{Clock: clock, MaxPerClient: cfg.Stream.MaxPerClient})
 	// The stream's quote events come from snapshot refreshes: in the
 	// session, while a stream listens for quotes, the leader refreshes
 	// every quote_age even when no screen, alert or quote request asks (at
@@ -411,6 +411,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	// Streams end before the server's Shutdown waits for its handlers.
 	defer hub.Close()
+	hosts := api.NewHostCheck(config.IsLoopback(cfg.Server.Addr), cfg.Server.AllowedHosts)
+	if hosts.Off() && config.IsLoopback(cfg.Server.Addr) {
+		log.Warn("server.allowed_hosts = [\"*\"]: requests naming any host are answered, so a web page that points its name at 127.0.0.1 (DNS rebinding) " +
+			"can call this server, and in demo mode take a token with the public demo secret; list the names you use instead")
+	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:  actions,
@@ -429,6 +434,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
 		Instance:   tm.instance(),
 		Stream:     hub,
+		Hosts:      hosts,
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),

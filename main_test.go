@@ -258,7 +258,7 @@ func TestGracefulShutdownFinishesTheRequestInFlight(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"client_id":"demo","client_secret":"demo-secret"}`
-	fmt.Fprintf(conn, "POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+	fmt.Fprintf(conn, "POST /v1/auth/token HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", s.addr, len(body), body[:10])
 	time.Sleep(100 * time.Millisecond) // let the server start reading it
 
 	s.cancel()
@@ -782,6 +782,38 @@ func TestCallStreamUntilInterruptOrShutdown(t *testing.T) {
 	}
 	if code := wait(done); code != 0 || !strings.Contains(out.String(), "event: end\ndata: {\"reason\":\"shutdown\"") {
 		t.Fatalf("at shutdown: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+}
+
+// stream.max_per_client is the hub's cap on a client's open streams: with
+// 2 configured, the third stream of a client is 429, naming the setting.
+func TestStreamCapIsTheSetting(t *testing.T) {
+	s := startServerWith(t, serveOptions{config: smallDemo + "[stream]\nmax_per_client = 2\n", cheapHash: true})
+	c := s.client()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := c.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan struct{}, 2)
+	for range 2 {
+		go c.Stream(ctx, "/v1/api/stream?topics=ranking", nil, func(line string) error {
+			if line == "event: open" {
+				opened <- struct{}{}
+			}
+			return nil
+		})
+	}
+	for range 2 {
+		select {
+		case <-opened:
+		case <-time.After(time.Minute):
+			t.Fatalf("two streams did not open\n%s", s.logs)
+		}
+	}
+	resp, err := c.Stream(ctx, "/v1/api/stream?topics=ranking", nil, func(string) error { return errors.New("the third stream opened") })
+	if err != nil || resp.Status != 429 || !strings.Contains(string(resp.Body), "stream.max_per_client = 2") {
+		t.Fatalf("third stream: %v %+v", err, resp)
 	}
 }
 

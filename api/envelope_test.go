@@ -21,8 +21,59 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 	if allow := r.header.Get("Allow"); !strings.Contains(allow, "POST") {
 		t.Errorf("405 Allow = %q, want POST listed", allow)
 	}
-	h.do(http.MethodDelete, "/v1/api/health/db", nil, nil).expect(t, 405, "method not allowed")
-	h.do(http.MethodOptions, "/v1/api/health/db", nil, nil).expect(t, 405, "method not allowed")
+	r = h.do(http.MethodDelete, "/v1/api/health/db", nil, nil)
+	r.expect(t, 405, "method not allowed")
+	if allow := r.header.Get("Allow"); allow != "GET, HEAD, OPTIONS" || !strings.Contains(r.detail, "allowed: GET, HEAD, OPTIONS") {
+		t.Errorf("405 Allow = %q, detail %q", allow, r.detail)
+	}
+	h.do(http.MethodOptions, "/v1/api/nothing", nil, nil).expect(t, 404, "not found")
+}
+
+// Issue 27: a 405 lists OPTIONS as allowed, so every route answers it:
+// 204 with the same Allow, nothing else. Never a CORS header: a page of
+// another origin asking in a preflight gets no permission.
+func TestOptionsListsTheMethods(t *testing.T) {
+	h := newHarness(t)
+	for path, allow := range map[string]string{
+		"/v1/auth/token":      "OPTIONS, POST",
+		"/v1/api/token":       "OPTIONS, POST",
+		"/v1/api/health/db":   "GET, HEAD, OPTIONS",
+		"/v1/api/whoami":      "GET, HEAD, OPTIONS",
+		"/v1/api/alerts":      "DELETE, GET, HEAD, OPTIONS, POST",
+		"/v1/api/stream":      "GET, HEAD, OPTIONS",
+		"/metrics":            "GET, HEAD, OPTIONS",
+		"/debug/pprof/symbol": "GET, HEAD, OPTIONS, POST",
+		"/":                   "GET, HEAD, OPTIONS",
+		"/v1/api/refresh":     "OPTIONS, POST",
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, h.srv.URL+path, nil)
+		// What a browser's preflight sends.
+		req.Header.Set("Origin", "http://attacker.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, x-signature")
+		res, err := h.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusNoContent || res.Header.Get("Allow") != allow || len(body) != 0 {
+			t.Errorf("OPTIONS %s: %d, Allow %q, body %q; want 204, Allow %q", path, res.StatusCode, res.Header.Get("Allow"), body, allow)
+		}
+		for name := range res.Header {
+			if strings.HasPrefix(name, "Access-Control-") {
+				t.Errorf("OPTIONS %s: CORS header %s: %q", path, name, res.Header.Get(name))
+			}
+		}
+		// A wrong method's 405 lists the same methods.
+		r := h.do(http.MethodPut, path, nil, nil)
+		if r.status != 405 || r.header.Get("Allow") != allow {
+			t.Errorf("PUT %s: %d, Allow %q; want 405, Allow %q", path, r.status, r.header.Get("Allow"), allow)
+		}
+	}
+	if n := mustSample(t, h.scrape(), "mdqs_http_requests_total", map[string]string{"route": "/v1/auth/token", "method": "OPTIONS", "code": "204"}); n != 1 {
+		t.Errorf("OPTIONS counted under its route %v times, want 1", n)
+	}
 }
 
 func TestHeadIsAnsweredLikeGet(t *testing.T) {

@@ -36,6 +36,8 @@ func statusOf(k market.Kind) int {
 		return http.StatusRequestHeaderFieldsTooLarge
 	case market.KindURITooLong:
 		return http.StatusRequestURITooLong
+	case market.KindMisdirected:
+		return http.StatusMisdirectedRequest
 	default:
 		return http.StatusInternalServerError
 	}

@@ -33,11 +33,13 @@ func (s *Server) handleMetrics() http.Handler {
 // anywhere else it is a signed request with the admin scope, like
 // /v1/api/refresh. Loopback is the only trust given: behind a reverse
 // proxy on the same machine every caller would look local, so do not put
-// one in front of mdqs.
+// one in front of mdqs. A loopback caller is trusted only when its Host is
+// this machine's too (HostCheck.Local): whatever the listener, a web page
+// that rebinds its name to 127.0.0.1 arrives from loopback.
 func (s *Server) localOrAdmin(h http.Handler) http.Handler {
 	guarded := s.authenticate(auth.ScopeAdmin, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if fromLoopback(r) {
+		if fromLoopback(r) && s.Hosts.Local(r) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -179,13 +179,22 @@ func TestMetricsNeedAdminFromOtherAddresses(t *testing.T) {
 		t.Errorf("admin remote scrape: %d %.200s", rec.Code, rec.Body)
 	}
 	for _, addr := range []string{"127.0.0.1:1", "[::1]:1", "[::ffff:127.0.0.1]:1"} {
-		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/metrics", nil)
 		req.RemoteAddr = addr
 		rec := httptest.NewRecorder()
 		h.api.Handler().ServeHTTP(rec, req)
 		if rec.Code != 200 {
 			t.Errorf("scrape from %s: %d", addr, rec.Code)
 		}
+	}
+	// From loopback under a name this server is not (a page that rebound
+	// its name to 127.0.0.1), the scrape is a remote one: admin only.
+	req := httptest.NewRequest(http.MethodGet, "http://attacker.example:8080/metrics", nil)
+	req.RemoteAddr = "127.0.0.1:1"
+	rec = httptest.NewRecorder()
+	h.api.Handler().ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Errorf("scrape from loopback with Host attacker.example: %d %.200s, want 401", rec.Code, rec.Body)
 	}
 }
 
@@ -227,6 +236,121 @@ func TestRequestLogsForClientsWithEnableLog(t *testing.T) {
 	for _, secret := range []string{lt, qt, "secret-logged", hdr.Get("X-Signature"), hdr.Get("X-Nonce"), "client_id=quiet"} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("logs contain %q", secret)
+		}
+	}
+}
+
+// Issue 27: a -log client that puts a credential in the query string
+// does not find it in the log: the value is REDACTED, the name and the
+// other parameters are kept; header fields (Authorization, api-key, the
+// signature) are never logged, nor in a panic's or a failure's line.
+func TestRequestLogRedactsCredentials(t *testing.T) {
+	h := newHarness(t)
+	h.addClient("logged", "secret-logged", clientOpts{enableLog: true, apiKey: "key-0123456789abcdef"})
+	tok := h.token("logged", "secret-logged")
+	hdr := h.signedHeader(tok, nil)
+	hdr.Set("Api-Key", "key-0123456789abcdef")
+	h.do(http.MethodGet, "/v1/api/whoami?token=abc&secret=s&keyword=x&api_key=k-1234&accessToken=at-5678&X-Signature=sg-9012", nil, hdr).expect(t, 200, "OK")
+	hdr = h.signedHeader(tok, nil)
+	hdr.Set("Api-Key", "key-0123456789abcdef")
+	h.do(http.MethodGet, "/v1/api/boards/industry?sort=bogus&password=pw-3456", nil, hdr).expect(t, 400, "invalid sort field")
+	h.do(http.MethodGet, "/test/panic?token=abc", nil, http.Header{"Authorization": {"Bearer " + tok}}).expect(t, 500, "")
+
+	logs := h.logs.String()
+	want := `query="token=REDACTED&secret=REDACTED&keyword=x&api_key=REDACTED&accessToken=REDACTED&X-Signature=REDACTED"`
+	if !strings.Contains(logs, want) || !strings.Contains(logs, `query="sort=bogus&password=REDACTED"`) {
+		t.Errorf("no redacted query line %s in\n%s", want, logs)
+	}
+	for _, secret := range []string{"token=abc", "secret=s&", "k-1234", "at-5678", "sg-9012", "pw-3456", tok, "key-0123456789abcdef", "secret-logged",
+		hdr.Get("X-Signature"), hdr.Get("X-Nonce"), "Bearer"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("logs contain %q:\n%s", secret, logs)
+		}
+	}
+}
+
+func TestRedactQuery(t *testing.T) {
+	for raw, want := range map[string]string{
+		"":                                 "",
+		"keyword=x":                        "keyword=x",
+		"token=abc&secret=s&keyword=x":     "token=REDACTED&secret=REDACTED&keyword=x",
+		"code=600519.SH&TOKEN=t":           "code=600519.SH&TOKEN=REDACTED",
+		"x=1;token=abc;y=2":                "x=1;token=REDACTED;y=2", // as sent: ";" separates too
+		"%74oken=abc":                      "%74oken=REDACTED",       // the name is judged unescaped
+		"token":                            "token",                  // no value, nothing to hide
+		"token=&key=":                      "token=REDACTED&key=REDACTED",
+		"a=1&&b=2&":                        "a=1&&b=2&",
+		"sig=1&signal=2&auth=3&author=4":   "sig=REDACTED&signal=2&auth=REDACTED&author=4",
+		"topics=ranking&last_event_id=1-2": "topics=ranking&last_event_id=1-2",
+	} {
+		if got := redactQuery(raw); got != want {
+			t.Errorf("redactQuery(%q) = %q, want %q", raw, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { redactQuery("code=600519.SH&freq=D&start=2026-01-05&keyword=x") }); n != 0 {
+		t.Errorf("a query without credentials costs %v allocations, want none", n)
+	}
+}
+
+func TestSensitiveParam(t *testing.T) {
+	for _, name := range []string{"token", "Token", "TOKEN", "access_token", "accessToken", "auth_token", "authtoken", "refresh-token",
+		"secret", "client_secret", "clientSecret", "password", "Password", "passwd", "pwd", "user_password", "mypassword",
+		"key", "api_key", "apikey", "apiKey", "APIKey", "API-KEY", "api.key", "private_key", "keys",
+		"signature", "X-Signature", "xsignature", "sig", "x_sig", "auth", "Authorization", "credentials", "bearer", "jwt"} {
+		if !sensitiveParam(name) {
+			t.Errorf("%q is not redacted", name)
+		}
+	}
+	for _, name := range []string{"keyword", "keywords", "monkey", "keyboard", "signal", "sigma", "author", "authority", "design",
+		"q", "code", "codes", "topics", "sort", "page", "passage", "tokyo", "id"} {
+		if sensitiveParam(name) {
+			t.Errorf("%q is redacted", name)
+		}
+	}
+}
+
+// None of the API's own query parameters is redacted: the request log
+// keeps what a client asked for.
+func TestNoAPIParameterIsRedacted(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Ref  string `json:"$ref"`
+				Name string `json:"name"`
+				In   string `json:"in"`
+			} `json:"parameters"`
+		} `json:"paths"`
+		Components struct {
+			Parameters map[string]struct {
+				Name string `json:"name"`
+				In   string `json:"in"`
+			} `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPISource, &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{"seconds": true, "debug": true, "gc": true} // /debug/pprof's, not in the document
+	for _, p := range doc.Components.Parameters {
+		if p.In == "query" {
+			names[p.Name] = true
+		}
+	}
+	for _, item := range doc.Paths {
+		for _, op := range item {
+			for _, p := range op.Parameters {
+				if p.In == "query" {
+					names[p.Name] = true
+				}
+			}
+		}
+	}
+	if len(names) < 40 {
+		t.Fatalf("only %d query parameters found in the document", len(names))
+	}
+	for name := range names {
+		if sensitiveParam(name) {
+			t.Errorf("the API's parameter %q would be redacted in the request log", name)
 		}
 	}
 }

@@ -6,6 +6,8 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +70,10 @@ type Deps struct {
 	// UpstreamWait bounds how long a request waits on upstream fetches
 	// (server.upstream_wait; see waits). 0: no bound of its own.
 	UpstreamWait time.Duration
+	// Hosts are the Host headers the server answers (server.allowed_hosts;
+	// see HostCheck): a request naming another is refused before routing.
+	// The zero value refuses nothing.
+	Hosts HostCheck
 }
 
 // Server holds the dependencies of every handler.
@@ -112,6 +118,9 @@ func New(d Deps) *Server {
 	// script would follow to a different resource.
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
+	// OPTIONS on a route is answered by register's own handler (204 and
+	// Allow), counted under the route; httprouter's would answer 200 and
+	// go uncounted.
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -148,9 +157,14 @@ func (s *Server) Handler() http.Handler {
 	if s.Instance.Name != "" {
 		instance = []string{s.Instance.Name}
 	}
-	// A head over the bounds is answered before routing, as unmatched.
+	// A head over the bounds, and a Host this server is not, are answered
+	// before routing, as unmatched: no handler (the dashboard, the token
+	// endpoint, /metrics, /debug/pprof, the stream) sees them.
 	tooLarge := s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, checkHead(r))
+	}))
+	misdirected := s.instrument(s.unmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, s.Hosts.check(r))
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -158,6 +172,10 @@ func (s *Server) Handler() http.Handler {
 		h["Cache-Control"] = noStoreValue
 		if instance != nil {
 			h["X-Mdqs-Instance"] = instance
+		}
+		if s.Hosts.check(r) != nil {
+			misdirected.ServeHTTP(w, r)
+			return
 		}
 		if checkHead(r) != nil {
 			tooLarge.ServeHTTP(w, r)
@@ -240,7 +258,7 @@ func (s *Server) Routes() []string { return s.registered }
 
 func (s *Server) register(method, path string, h http.Handler) {
 	s.registered = append(s.registered, method+" "+path)
-	rs := s.statsFor(path)
+	rs, first := s.statsFor(path)
 	h = s.instrument(rs, h)
 	s.router.Handler(method, path, h)
 	if method == http.MethodGet {
@@ -248,19 +266,45 @@ func (s *Server) register(method, path string, h http.Handler) {
 		// and curl -I use it.
 		s.router.Handler(http.MethodHead, path, h)
 	}
+	if first {
+		// A 405 lists OPTIONS in its Allow (httprouter adds it), so every
+		// route answers it.
+		s.router.Handler(http.MethodOptions, path, s.instrument(rs, s.options(path)))
+	}
 }
 
-// statsFor is the path's route figures; methods of one path share them and
-// are told apart by the method label.
-func (s *Server) statsFor(path string) *routeStats {
+// options answers OPTIONS on a route: 204 with Allow, the methods the path
+// takes, the same list a 405 gives. No CORS header ever: a web page of
+// another origin asking in a preflight is given no permission, so its
+// browser does not send the request.
+func (s *Server) options(path string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods := []string{http.MethodOptions}
+		for _, mp := range s.registered { // all registered by now: read only
+			if m, p, _ := strings.Cut(mp, " "); p == path {
+				methods = append(methods, m)
+				if m == http.MethodGet {
+					methods = append(methods, http.MethodHead)
+				}
+			}
+		}
+		slices.Sort(methods)
+		w.Header().Set("Allow", strings.Join(slices.Compact(methods), ", "))
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// statsFor is the path's route figures, and whether they are new: methods
+// of one path share them and are told apart by the method label.
+func (s *Server) statsFor(path string) (*routeStats, bool) {
 	for _, rs := range s.routeStats {
 		if rs.route == path {
-			return rs
+			return rs, false
 		}
 	}
 	rs := s.http.route(path)
 	s.routeStats = append(s.routeStats, rs)
-	return rs
+	return rs, true
 }
 
 func (s *Server) adapt(h handlerFunc) http.Handler {

@@ -154,7 +154,8 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, stream.ErrTooMany):
 		return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
-			Detail: err.Error() + ": close one of them first", RetryAfter: 5 * time.Second}
+			Detail:     err.Error() + " (stream.max_per_client = " + strconv.Itoa(s.Stream.Config().MaxPerClient) + "): close one of them first",
+			RetryAfter: 5 * time.Second}
 	case errors.Is(err, stream.ErrClosed):
 		return &market.Error{Kind: market.KindUnavailable, Message: market.DefaultMessage(market.KindUnavailable),
 			Detail: "the server is shutting down", RetryAfter: 5 * time.Second}

@@ -39,6 +39,7 @@ type Config struct {
 	Kline    Kline    `toml:"kline"`
 	TDX      TDX      `toml:"tdx"`
 	Screener Screener `toml:"screener"`
+	Stream   Stream   `toml:"stream"`
 	Cache    Cache    `toml:"cache"`
 	Demo     Demo     `toml:"demo"`
 	Log      Log      `toml:"log"`
@@ -104,6 +105,12 @@ type Server struct {
 	// for the leadership that runs the background jobs: a dead leader is
 	// replaced within it.
 	LeaderPoll Duration `toml:"leader_poll"`
+	// AllowedHosts are the names, besides localhost and any IP address, a
+	// request's Host header may give (api.HostCheck): no port, any case;
+	// ".example.lan" adds a name and its subdomains; "*" alone turns the
+	// check off. On a loopback address any other Host is refused (DNS
+	// rebinding); elsewhere only once the list names something.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // Signature modes of auth.signature.
@@ -164,6 +171,17 @@ type Screener struct {
 	// QuoteAge is how old the quote snapshot a screen reads may be.
 	QuoteAge Duration `toml:"quote_age"`
 }
+
+// Stream bounds the live streams of GET /v1/api/stream. The hub's other
+// sizes stay constants (internal/stream's Config says why).
+type Stream struct {
+	// MaxPerClient caps a client's open streams; one more is 429.
+	MaxPerClient int `toml:"max_per_client"`
+}
+
+// MaxStreamsPerClient bounds stream.max_per_client: each stream holds a
+// connection, a goroutine and a queue (about 70 KiB in all).
+const MaxStreamsPerClient = 1000
 
 type Cache struct {
 	MaxBytes int64 `toml:"max_bytes"`
@@ -433,6 +451,9 @@ func (c Config) Validate() error {
 	if c.Screener.MaxActivePerClient < 1 || c.Screener.MaxLimit < 1 || c.Screener.DefaultLimit < 1 || c.Screener.DefaultLimit > c.Screener.MaxLimit {
 		bad("screener.max_active_per_client", "max_active_per_client, default_limit and max_limit must be positive, default_limit <= max_limit")
 	}
+	if c.Stream.MaxPerClient < 1 || c.Stream.MaxPerClient > MaxStreamsPerClient {
+		bad("stream.max_per_client", "want 1..%d, got %d", MaxStreamsPerClient, c.Stream.MaxPerClient)
+	}
 	if c.Demo.HistoryDays < 0 || c.Demo.HistoryDays > 2500 {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)
 	}
@@ -450,6 +471,11 @@ func (c Config) Validate() error {
 	}
 	if p := c.Cache.RedisPrefix; p == "" || len(p) > 64 || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		bad("cache.redis_prefix", "want 1-64 visible ASCII characters without spaces (the default is \"mdqs:\"), got %q", p)
+	}
+	for _, h := range c.Server.AllowedHosts {
+		if err := checkAllowedHost(h, len(c.Server.AllowedHosts)); err != "" {
+			bad("server.allowed_hosts", "%s, got %q", err, h)
+		}
 	}
 	if c.Server.LeaderPoll.Duration < 100*time.Millisecond || c.Server.LeaderPoll.Duration > time.Minute {
 		bad("server.leader_poll", "want 100ms..1m, got %s", c.Server.LeaderPoll.Duration)
@@ -558,6 +584,36 @@ func sameHostPort(u *url.URL, addr string) bool {
 		return a == b || (IsLoopback(net.JoinHostPort(a, "1")) && IsLoopback(net.JoinHostPort(b, "1")))
 	}
 	return uport == port && same(u.Hostname(), host)
+}
+
+// checkAllowedHost says what is wrong with an entry of
+// server.allowed_hosts, "" if nothing: a host name (letters, digits, '-',
+// '_', dots; a leading dot for the name and its subdomains, a trailing one
+// ignored), an IP address (always accepted anyway), or "*" alone.
+func checkAllowedHost(h string, entries int) string {
+	const want = `want host names without a port or scheme, such as "mdqs.lan" or ".desk.lan" (the name and every name under it), or "*" alone to answer any Host`
+	switch {
+	case h == "*" && entries == 1:
+		return ""
+	case h == "*":
+		return `"*" answers any Host, so it must be the only entry`
+	case net.ParseIP(h) != nil:
+		return ""
+	case strings.Contains(h, ":") || strings.Contains(h, "/"):
+		return want
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(h, "."), ".")
+	if name == "" || len(name) > 253 {
+		return want
+	}
+	for _, label := range strings.Split(name, ".") {
+		if label == "" || len(label) > 63 || strings.ContainsFunc(label, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) {
+			return want
+		}
+	}
+	return ""
 }
 
 // IsLoopback reports whether a listen address is reachable only from this

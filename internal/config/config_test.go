@@ -94,6 +94,15 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[server]\nupstream_wait = \"50s\"", "server.upstream_wait"},                         // write_timeout is 60s
 		{"[server]\nwrite_timeout = \"20s\"", "server.upstream_wait"},                         // the shipped 20s wait no longer fits
 		{"[server]\nwrite_timeout = \"2m\"\nupstream_wait = \"95s\"", "server.upstream_wait"}, // 3/4 of 2m is 90s
+		{"[server]\nallowed_hosts = [\"mdqs.lan:8080\"]", "server.allowed_hosts"},             // names, no port
+		{"[server]\nallowed_hosts = [\"http://mdqs.lan\"]", "server.allowed_hosts"},
+		{"[server]\nallowed_hosts = [\"\"]", "server.allowed_hosts"},
+		{"[server]\nallowed_hosts = [\"a..b\"]", "server.allowed_hosts"},
+		{"[server]\nallowed_hosts = [\"my host\"]", "server.allowed_hosts"},
+		{"[server]\nallowed_hosts = [\"*.lan\"]", "server.allowed_hosts"}, // the form is ".lan"
+		{"[server]\nallowed_hosts = [\"*\", \"mdqs.lan\"]", "server.allowed_hosts"},
+		{"[stream]\nmax_per_client = 0", "stream.max_per_client"},
+		{"[stream]\nmax_per_client = 1001", "stream.max_per_client"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(strings.NewReader(tt.toml))
@@ -128,6 +137,18 @@ func TestKeysLeftOutKeepTheShippedValues(t *testing.T) {
 		if cfg.Sources.Default != "demo" || !cfg.Demo.Enabled || cfg.Demo.LiveClient || cfg.DBPath() != DemoDB {
 			t.Errorf("config %q: mode %q, demo client %v, live client %v, db %q; want demo mode with its own file",
 				text, cfg.Sources.Default, cfg.Demo.Enabled, cfg.Demo.LiveClient, cfg.DBPath())
+		}
+	}
+}
+
+func TestAllowedHostsTakesNames(t *testing.T) {
+	for _, list := range []string{`[]`, `["mdqs.lan"]`, `["MDQS.Lan.", ".desk.lan", "desk-a", "host_1.lan"]`, `["*"]`, `["192.168.1.10", "::1"]`} {
+		cfg, err := Parse(strings.NewReader("[server]\nallowed_hosts = " + list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("allowed_hosts = %s: %v", list, err)
 		}
 	}
 }

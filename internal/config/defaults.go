@@ -20,6 +20,7 @@ func Default() Config {
 			ShutdownTimeout:   dur(10 * time.Second),
 			UpstreamWait:      dur(20 * time.Second),
 			LeaderPoll:        dur(2 * time.Second),
+			AllowedHosts:      []string{},
 		},
 		Auth: Auth{
 			TokenTTLHours:      2,
@@ -104,6 +105,7 @@ func Default() Config {
 			MaxLimit:           5000,
 			QuoteAge:           dur(time.Minute),
 		},
+		Stream: Stream{MaxPerClient: 5},
 		Cache: Cache{
 			MaxBytes:    256 << 20,
 			RedisPrefix: "mdqs:",

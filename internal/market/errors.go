@@ -26,6 +26,7 @@ const (
 	KindUnavailable
 	KindHeaderTooLarge // the request's header fields are over the server's bound
 	KindURITooLong     // the request target (path and query) is over the server's bound
+	KindMisdirected    // the request's Host names a server this one is not (421)
 )
 
 var kindNames = [...]string{
@@ -41,6 +42,7 @@ var kindNames = [...]string{
 	KindUnavailable:      "unavailable",
 	KindHeaderTooLarge:   "header_too_large",
 	KindURITooLong:       "uri_too_long",
+	KindMisdirected:      "misdirected",
 }
 
 func (k Kind) String() string {
@@ -146,6 +148,8 @@ func DefaultMessage(k Kind) string {
 		return "request header fields too large"
 	case KindURITooLong:
 		return "request URI too long"
+	case KindMisdirected:
+		return "misdirected request"
 	default:
 		return "internal error"
 	}

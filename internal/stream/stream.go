@@ -119,7 +119,19 @@ var (
 	ErrClosed  = errors.New("the server is shutting down")
 )
 
-// Config bounds the hub.
+// Config bounds the hub. Only MaxPerClient is a setting
+// (stream.max_per_client): how many streams one client may hold is the
+// operator's call. Queue, Ring and Heartbeat keep their defaults in
+// serve, and only tests change them, because nothing about a deployment
+// makes other values better. The queue is the slack between two of a
+// stream's writes (each write sends everything queued): 256 holds a whole
+// quote refresh for a stream (one event per code, at most 100 codes) and
+// the other topics' events beside it, so a larger queue would only delay
+// dropping a client that stopped reading, at a memory cost per stream. A
+// ring only decides whether a resumed stream gets a replay or a resync,
+// after which the client refetches the state with one request: either
+// way it ends up right. The heartbeat is when a stream checks its token
+// and a proxy sees traffic, well inside the usual 60 s idle timeouts.
 type Config struct {
 	Clock market.Clock
 	// Queue is each subscriber's queue, in events (default 256).
@@ -127,7 +139,8 @@ type Config struct {
 	// Ring is how many recent events of each of ranking, quote and alert
 	// are kept for resuming (default 128).
 	Ring int
-	// MaxPerClient caps a client's open streams (default 5).
+	// MaxPerClient caps a client's open streams (default 5;
+	// stream.max_per_client).
 	MaxPerClient int
 	// Heartbeat is the interval of the streams' heartbeat comment, at
 	// which they also check that their token is still good (default 15 s).
