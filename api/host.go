@@ -15,13 +15,14 @@ import (
 // public demo secret, and anywhere it could read /metrics and
 // /debug/pprof, which trust loopback callers. The one thing such a request
 // cannot change is its Host: the page's name. So a server on loopback
-// answers only requests whose Host is localhost, an IP address (a name
+// answers only requests whose Host is localhost, a loopback address (a name
 // cannot be rebound when there is none) or a name of
 // server.allowed_hosts, and refuses the rest with 421 before any handler.
 //
 // The zero value checks nothing, and trusts only local names (see Local).
 type HostCheck struct {
 	enforce  bool     // refuse a request whose Host is not known
+	loopback bool     // the server listens on loopback: of the IP addresses only loopback ones are known
 	any      bool     // "*": every Host is known, nothing is refused
 	names    []string // exact names, lower case, without a trailing dot
 	suffixes []string // ".example.lan" entries: the name and its subdomains
@@ -37,7 +38,7 @@ const AnyHost = "*"
 // loopback it is on once the list names anything, so a LAN deployment can
 // opt in (the list is validated by config).
 func NewHostCheck(loopback bool, allowed []string) HostCheck {
-	c := HostCheck{enforce: loopback || len(allowed) > 0}
+	c := HostCheck{enforce: loopback || len(allowed) > 0, loopback: loopback}
 	for _, a := range allowed {
 		a = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(a)), ".")
 		switch {
@@ -68,7 +69,11 @@ func (c HostCheck) known(host string) bool {
 	switch {
 	case !ok:
 		return false
-	case ip, name == "localhost":
+	case ip && (!c.loopback || isLoopbackIP(name)):
+		// No name, nothing to rebind; but a server on loopback is reached
+		// by a loopback address, or one listed (a port forward).
+		return true
+	case name == "localhost":
 		return true
 	}
 	for _, n := range c.names {
@@ -100,7 +105,10 @@ func (c HostCheck) check(r *http.Request) error {
 	if !c.enforce || c.known(r.Host) {
 		return nil
 	}
-	const answers = "this server answers to localhost, 127.0.0.1, [::1] (any IP address, any port) and the names in server.allowed_hosts"
+	answers := "this server answers to localhost, 127.0.0.1, [::1] (any port) and the names in server.allowed_hosts"
+	if !c.loopback {
+		answers = "this server answers to localhost, any IP address (any port) and the names in server.allowed_hosts"
+	}
 	if r.Host == "" {
 		return market.Errorf(market.KindMisdirected,
 			"the request has no Host header, and %s: send Host: 127.0.0.1:PORT (or the name you reach it by), as HTTP/1.1 requires", answers)
@@ -108,6 +116,11 @@ func (c HostCheck) check(r *http.Request) error {
 	return market.Errorf(market.KindMisdirected,
 		"the Host header names %q, and %s: a web page whose name is pointed at this machine (DNS rebinding) is refused this way. "+
 			"To reach mdqs by this name, add it to server.allowed_hosts in config.toml", shorten(r.Host, 100), answers)
+}
+
+func isLoopbackIP(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // hostName reads a Host header value, uri-host [":" port] (RFC 9110 7.2):

@@ -57,7 +57,7 @@ func TestHostName(t *testing.T) {
 func TestHostCheckKnows(t *testing.T) {
 	loop := NewHostCheck(true, []string{"MDQS.lan.", ".desk.lan"})
 	for host, want := range map[string]bool{
-		"localhost:8080": true, "127.0.0.1:8080": true, "[::1]:8080": true, "10.0.0.5": true,
+		"localhost:8080": true, "127.0.0.1:8080": true, "[::1]:8080": true, "127.0.0.2": true, "10.0.0.5": false, "[fe80::1]:80": false,
 		"mdqs.lan:8080": true, "Mdqs.Lan.": true, "desk.lan": true, "a.desk.lan:80": true, "a.b.desk.lan": true,
 		"attacker.example:8080": false, "mdqs.lan.attacker.example": false, "xdesk.lan": false,
 		"sub.localhost": false, "localhost.attacker.example": false, "": false, "[::1": false,
@@ -81,6 +81,14 @@ func TestHostCheckKnows(t *testing.T) {
 		if tt.c.Enforced() != tt.enforced {
 			t.Errorf("%s: Enforced() = %v, want %v", tt.name, tt.c.Enforced(), tt.enforced)
 		}
+	}
+	// Off loopback (a LAN server that opted in) a user may reach it by
+	// any of its addresses.
+	if fwd := NewHostCheck(true, []string{"10.0.0.5"}); !fwd.known("10.0.0.5:8080") || fwd.known("10.0.0.6") {
+		t.Error("a listed address is refused, or an unlisted one accepted, on loopback")
+	}
+	if lan := NewHostCheck(false, []string{"mdqs.lan"}); !lan.known("10.0.0.5:8080") || !lan.known("[fe80::1]:80") || lan.known("attacker.example") {
+		t.Error("a LAN server's check refuses an IP address, or accepts a foreign name")
 	}
 	if any := NewHostCheck(true, []string{"*"}); !any.known("attacker.example") || !any.Off() {
 		t.Error(`"*" does not accept every Host`)

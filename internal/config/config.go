@@ -105,8 +105,9 @@ type Server struct {
 	// for the leadership that runs the background jobs: a dead leader is
 	// replaced within it.
 	LeaderPoll Duration `toml:"leader_poll"`
-	// AllowedHosts are the names, besides localhost and any IP address, a
-	// request's Host header may give (api.HostCheck): no port, any case;
+	// AllowedHosts are the names (or addresses), besides localhost and
+	// the loopback addresses (any IP address off loopback), a request's
+	// Host header may give (api.HostCheck): no port, any case;
 	// ".example.lan" adds a name and its subdomains; "*" alone turns the
 	// check off. On a loopback address any other Host is refused (DNS
 	// rebinding); elsewhere only once the list names something.
@@ -589,7 +590,8 @@ func sameHostPort(u *url.URL, addr string) bool {
 // checkAllowedHost says what is wrong with an entry of
 // server.allowed_hosts, "" if nothing: a host name (letters, digits, '-',
 // '_', dots; a leading dot for the name and its subdomains, a trailing one
-// ignored), an IP address (always accepted anyway), or "*" alone.
+// ignored), an IP address (a loopback server answers only loopback ones
+// unless listed), or "*" alone.
 func checkAllowedHost(h string, entries int) string {
 	const want = `want host names without a port or scheme, such as "mdqs.lan" or ".desk.lan" (the name and every name under it), or "*" alone to answer any Host`
 	switch {
