@@ -136,12 +136,9 @@ func TestDNSRebindingIsRefused(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
+	bin := buildBinary(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	bin, err := loadgen.Build(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(cfg, []byte(smallDemo+"[server]\nallowed_hosts = [\"mdqs.test\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -217,12 +214,9 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 		t.Skip("the race detector makes a real-scale start ten times slower; `go test -run TestFreshDemoAnswersEveryEndpoint -v .` measures it")
 	}
 	dir := t.TempDir()
+	bin := buildBinary(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	bin, err := loadgen.Build(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	data := filepath.Join(dir, "data")
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
@@ -782,4 +776,16 @@ func headingAnchors(t *testing.T, file string) map[string]bool {
 		out[seen.Add(text)] = true
 	}
 	return out
+}
+
+// buildBinary builds mdqs into dir, as a user's go build does.
+func buildBinary(t *testing.T, dir string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin, err := loadgen.Build(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

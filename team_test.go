@@ -580,20 +580,7 @@ func TestTeamSeveralInstancesSharePostgresAndRedis(t *testing.T) {
 		}
 		h := http.Header{}
 		a.demo.Sign(h, token, nil)
-		send := func(in *teamInstance, h http.Header) (int, string) {
-			req, err := http.NewRequest("GET", "http://"+in.addr+"/v1/api/whoami", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header = h.Clone()
-			resp, err := teamHTTP.Do(req)
-			if err != nil {
-				t.Fatalf("whoami on %s: %v", in.name, err)
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, string(body)
-		}
+		send := func(in *teamInstance, h http.Header) (int, string) { return whoamiOn(t, in, h) }
 		if status, body := send(a, h); status != http.StatusOK {
 			t.Fatalf("the signed request on a: HTTP %d %s; want 200", status, body)
 		}
@@ -1078,18 +1065,7 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := func(in *teamInstance, h http.Header) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", "http://"+in.addr+"/v1/api/whoami", nil)
-		req.Header = h.Clone()
-		resp, err := teamHTTP.Do(req)
-		if err != nil {
-			t.Fatalf("whoami on %s: %v", in.name, err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	send := func(in *teamInstance, h http.Header) (int, string) { return whoamiOn(t, in, h) }
 	var captured []http.Header
 	// accept sends a freshly signed request to in (200), then replays every
 	// request captured so far on every instance (401 each).
@@ -1134,6 +1110,24 @@ func replayAll(t *testing.T, when string, ins []*teamInstance, captured []http.H
 			}
 		}
 	}
+}
+
+// whoamiOn sends GET /v1/api/whoami to in with exactly the headers h (a
+// replay sends the same signature headers again).
+func whoamiOn(t *testing.T, in *teamInstance, h http.Header) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", "http://"+in.addr+"/v1/api/whoami", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	resp, err := teamHTTP.Do(req)
+	if err != nil {
+		t.Fatalf("whoami on %s: %v", in.name, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }
 
 // ownRedis is a redis-server the test starts, kills and starts again on

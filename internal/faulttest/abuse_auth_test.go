@@ -54,13 +54,7 @@ func TestReplayRefusedAfterRestart(t *testing.T) {
 		t.Run(stop, func(t *testing.T) {
 			p := startBinary(t, args, loadgen.StartOptions{Dir: dir})
 			cl := client.New(p.Addr, auth.DemoClientID, auth.DemoSecret)
-			tok, err := cl.Token(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := http.Header{}
-			cl.Sign(h, tok, nil)
-			h.Set("Authorization", "Bearer "+tok)
+			tok, h := signedWhoami(t, cl, "")
 			hc := &http.Client{Timeout: 10 * time.Second}
 			if code, body := send(t, hc, p.Addr, "/v1/api/whoami", h); code != 200 {
 				t.Fatalf("first send: %d %s", code, body)
@@ -80,9 +74,7 @@ func TestReplayRefusedAfterRestart(t *testing.T) {
 			if code != 401 || !strings.Contains(body, "before this server started") {
 				t.Fatalf("the same request after %s and a restart: %d %s, want 401 saying it was signed before the start", stop, code, body)
 			}
-			fresh := http.Header{}
-			cl.Sign(fresh, tok, nil)
-			fresh.Set("Authorization", "Bearer "+tok)
+			_, fresh := signedWhoami(t, cl, tok)
 			if code, body := send(t, hc, q.Addr, "/v1/api/whoami", fresh); code != 200 {
 				t.Fatalf("a fresh signature with the same token: %d %s", code, body)
 			}
@@ -101,13 +93,7 @@ func TestReplayDatedAheadRefusedAfterRestart(t *testing.T) {
 	p := startBinary(t, args, loadgen.StartOptions{Dir: dir})
 	cl := client.New(p.Addr, auth.DemoClientID, auth.DemoSecret)
 	cl.Now = func() time.Time { return time.Now().Add(40 * time.Second) } // a client whose clock runs 40 s ahead
-	tok, err := cl.Token(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := http.Header{}
-	cl.Sign(h, tok, nil)
-	h.Set("Authorization", "Bearer "+tok)
+	tok, h := signedWhoami(t, cl, "")
 	hc := &http.Client{Timeout: 10 * time.Second}
 	if code, body := send(t, hc, p.Addr, "/v1/api/whoami", h); code != 200 {
 		t.Fatalf("first send: %d %s", code, body)
@@ -117,13 +103,27 @@ func TestReplayDatedAheadRefusedAfterRestart(t *testing.T) {
 	if code, body := send(t, hc, q.Addr, "/v1/api/whoami", h); code != 401 || !strings.Contains(body, "nonce already used") {
 		t.Fatalf("the request dated 40 s ahead, replayed after kill -9 and a restart: %d %s, want 401 nonce already used", code, body)
 	}
-	fresh := http.Header{}
-	cl.Sign(fresh, tok, nil)
-	fresh.Set("Authorization", "Bearer "+tok)
+	_, fresh := signedWhoami(t, cl, tok)
 	if code, body := send(t, hc, q.Addr, "/v1/api/whoami", fresh); code != 200 {
 		t.Fatalf("a fresh request dated ahead after the restart: %d %s", code, body)
 	}
 	q.Stop(30 * time.Second)
+}
+
+// signedWhoami is the headers of one signed request with tok (a new token
+// from cl when tok is ""), and the token.
+func signedWhoami(t *testing.T, cl *client.Client, tok string) (string, http.Header) {
+	t.Helper()
+	if tok == "" {
+		var err error
+		if tok, err = cl.Token(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := http.Header{}
+	cl.Sign(h, tok, nil)
+	h.Set("Authorization", "Bearer "+tok)
+	return tok, h
 }
 
 // fromLoopback is an HTTP client whose connections come from 127.0.0.n.
