@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -514,15 +516,15 @@ func TestDocExamples(t *testing.T) {
 					t.Run(fmt.Sprintf("curl/%s:%d", f.file, f.line), func(t *testing.T) { curlExample(t, s, f) })
 				}
 			case "python":
-				if strings.Contains(f.text, "hashlib.md5") {
+				if strings.Contains(f.text, "hashlib.md5") || strings.Contains(f.text, "hmac.new") { // version 1 or 2
 					python++
 					t.Run(fmt.Sprintf("python/%s:%d", f.file, f.line), func(t *testing.T) { pythonExample(t, s, f) })
 				}
 			}
 		}
 	}
-	if curl < 2 || python < 2 || calls < 8 {
-		t.Errorf("ran %d curl and %d Python signing examples and %d calls; want the two of getting started in English and Chinese, and the calls of the README and getting started", curl, python, calls)
+	if curl < 2 || python < 3 || calls < 8 {
+		t.Errorf("ran %d curl and %d Python signing examples and %d calls; want the two of getting started in English and Chinese, security's version 2, and the calls of the README and getting started", curl, python, calls)
 	}
 }
 
@@ -776,6 +778,127 @@ func headingAnchors(t *testing.T, file string) map[string]bool {
 		out[seen.Add(text)] = true
 	}
 	return out
+}
+
+// TestCallSignsWithVersion2AsABinary runs the built binary twice, with the
+// default auth.signature_v1 and with false, and `mdqs call` against each:
+// it signs with version 2 (-v says so, the token cache keeps the versions
+// the token answer listed) and works on the server that refuses version 1,
+// even from a cache file written before version 2 (the 401 lists the
+// versions, the call signs again). Over HTTP, the headers of GET
+// /v1/api/whoami are refused on POST /v1/api/refresh under version 2, and
+// passed the signature check under version 1; a version 1 request to the
+// refusing server is told to sign with version 2 and which setting says so.
+func TestCallSignsWithVersion2AsABinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	start := func(name, extra string) *loadgen.Process {
+		d := filepath.Join(dir, name)
+		os.Mkdir(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(smallDemo+extra), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := loadgen.Start(bin, []string{"-addr", "127.0.0.1:0", "-config", "config.toml"}, loadgen.StartOptions{Dir: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Stop(30 * time.Second) })
+		return p
+	}
+	both := start("both", "")
+	v2only := start("v2only", "[auth]\nsignature_v1 = false\n")
+
+	cache := filepath.Join(dir, "cache")
+	call := func(addr string, args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"call", "-addr", addr, "-v"}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HOME="+dir, "MDQS_CLIENT_ID=", "MDQS_CLIENT_SECRET=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mdqs call -addr %s %v: %v\n%s%s", addr, args, err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	cacheFile := func(addr string) string {
+		t.Helper()
+		sum := sha256.Sum256([]byte("http://" + addr + "\n" + "demo"))
+		return filepath.Join(cache, "mdqs", "tokens", hex.EncodeToString(sum[:16])+".json")
+	}
+	for _, s := range []struct {
+		p        *loadgen.Process
+		versions string
+	}{{both, `"signature_versions":[1,2]`}, {v2only, `"signature_versions":[2]`}} {
+		out, errs := call(s.p.Addr, "GET", "/v1/api/hot_rank?size=2&page=1")
+		if !strings.Contains(out, `"code":1`) || !strings.Contains(errs, "signature: version 2") {
+			t.Fatalf("mdqs call on %s: %q %q", s.p.Addr, out, errs)
+		}
+		if b, _ := os.ReadFile(cacheFile(s.p.Addr)); !strings.Contains(string(b), s.versions) {
+			t.Errorf("token cache of %s: %s, want %s", s.p.Addr, b, s.versions)
+		}
+	}
+	// A cache file from before version 2 (no versions): version 1 is sent,
+	// refused, and the call signs again with version 2, same token.
+	file := cacheFile(v2only.Addr)
+	b, _ := os.ReadFile(file)
+	var cached map[string]any
+	json.Unmarshal(b, &cached)
+	delete(cached, "signature_versions")
+	b, _ = json.Marshal(cached)
+	os.WriteFile(file, b, 0o600)
+	if out, errs := call(v2only.Addr, "POST", "/v1/api/screener/queue/submit", `{"expression":"price > 0","limit":1}`); !strings.Contains(out, `"code":1`) ||
+		!strings.Contains(errs, "token: reused") || !strings.Contains(errs, "signature: version 2") {
+		t.Fatalf("mdqs call with a cache file from before version 2: %q %q", out, errs)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), `"signature_versions":[2]`) {
+		t.Errorf("the cache file did not learn the versions: %s", b)
+	}
+
+	// Over HTTP: retargeting, and version 1 refused.
+	send := func(addr, method, path string, h http.Header) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+addr+path, nil)
+		req.Header = h
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var env struct{ Detail string }
+		json.NewDecoder(res.Body).Decode(&env)
+		return res.StatusCode, env.Detail
+	}
+	c := client.New(both.Addr, "demo", "demo-secret")
+	tok, err := c.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	v1 := http.Header{"Authorization": {"Bearer " + tok}, "X-Timestamp": {ts}, "X-Nonce": {"v1-whoami"}, "X-Signature": {client.Signature(tok, ts, "v1-whoami", nil)}}
+	if status, detail := send(both.Addr, "POST", "/v1/api/refresh", v1); status == http.StatusUnauthorized {
+		t.Errorf("version 1 headers of GET whoami on POST refresh: %d %q; the MD5 form binds no method or path, so they pass the signature check", status, detail)
+	}
+	sig, _ := client.SignatureHMAC(tok, "GET", "/v1/api/whoami", "", ts, "v2-whoami", nil)
+	v2 := http.Header{"Authorization": {"Bearer " + tok}, "X-Timestamp": {ts}, "X-Nonce": {"v2-whoami"}, "X-Signature": {sig}, "X-Signature-Version": {"2"}}
+	if status, detail := send(both.Addr, "POST", "/v1/api/refresh", v2); status != http.StatusUnauthorized || !strings.Contains(detail, "signature mismatch") {
+		t.Errorf("version 2 headers of GET whoami on POST refresh: %d %q; want 401 signature mismatch", status, detail)
+	}
+	if status, detail := send(both.Addr, "GET", "/v1/api/whoami", v2); status != http.StatusOK {
+		t.Errorf("the same version 2 headers on GET whoami: %d %q", status, detail)
+	}
+	c2 := client.New(v2only.Addr, "demo", "demo-secret")
+	c2.SignatureVersion = 1
+	c2.Renew = func(*client.Response) bool { return false }
+	resp, err := c2.Do(ctx, "GET", "/v1/api/whoami", nil)
+	if err != nil || resp.Status != http.StatusUnauthorized || !strings.Contains(string(resp.Body), "X-Signature-Version: 2") ||
+		!strings.Contains(string(resp.Body), "auth.signature_v1 = false") || resp.Header.Get("X-Signature-Versions") != "2" {
+		t.Errorf("version 1 on the server refusing it: %v %+v %s", err, resp, resp.Body)
+	}
 }
 
 // buildBinary builds mdqs into dir, as a user's go build does.

@@ -35,6 +35,7 @@ func TestDashboardServesItsFiles(t *testing.T) {
 		{"/assets/app.js", "text/javascript; charset=utf-8", "import { ApiError, Client, Live } from './api.js';"},
 		{"/assets/api.js", "text/javascript; charset=utf-8", "export class Live"},
 		{"/assets/md5.js", "text/javascript; charset=utf-8", "export function md5Hex"},
+		{"/assets/sign.js", "text/javascript; charset=utf-8", "export async function signatureV2"},
 		{"/assets/style.css", "text/css; charset=utf-8", ":root"},
 		{"/assets/icon.svg", "image/svg+xml", "<svg"},
 	}

@@ -68,12 +68,22 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if err != nil {
 		return err
 	}
+	path, query := requestTarget(r)
 	sig := auth.Signed{
 		Timestamp: field(r, "X-Timestamp"),
 		Nonce:     field(r, "X-Nonce"),
 		Signature: field(r, "X-Signature"),
+		Version:   field(r, "X-Signature-Version"),
+		Method:    r.Method,
+		Path:      path,
+		Query:     query,
 	}
 	if err := s.Auth.VerifySignature(r.Context(), p, token, sig, body); err != nil {
+		if market.KindOf(err) == market.KindUnauthorized {
+			// Which versions to sign with: a client that used one this
+			// server refuses (a token cached before it changed) switches.
+			w.Header()["X-Signature-Versions"] = s.Auth.SignatureVersionsHeader()
+		}
 		return err
 	}
 	if scope != "" && !p.Allows(scope) {
@@ -88,6 +98,16 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	}
 	next.ServeHTTP(w, r)
 	return nil
+}
+
+// requestTarget is the path and query string of the request target as
+// received, which signature version 2 signs: the path's %-escapes as
+// sent, not as net/url would write them again.
+func requestTarget(r *http.Request) (path, query string) {
+	if r.RequestURI == "" { // a request made in-process, never received
+		return r.URL.EscapedPath(), r.URL.RawQuery
+	}
+	return auth.RequestTarget(r.RequestURI)
 }
 
 // field is a request header's first value by its canonical name (as

@@ -13,12 +13,15 @@ type tokenRequest struct {
 	ClientSecret string `json:"client_secret"`
 }
 
-// tokenData is spec 2.2.
+// tokenData is spec 2.2, and signature_versions beside it: the
+// X-Signature-Version values the server accepts ([1,2], or [2] with
+// auth.signature_v1 = false), so a client signs with 2 when it may.
 type tokenData struct {
-	Token      string `json:"token"`
-	ExpireAt   string `json:"expire_at"`
-	EnableLog  bool   `json:"enable_log"`
-	TokenBytes int    `json:"token_bytes"`
+	Token             string `json:"token"`
+	ExpireAt          string `json:"expire_at"`
+	EnableLog         bool   `json:"enable_log"`
+	TokenBytes        int    `json:"token_bytes"`
+	SignatureVersions []int  `json:"signature_versions"`
 }
 
 // handleToken is POST /v1/auth/token (and its alias /v1/api/token).
@@ -55,11 +58,13 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) error {
 	if issued.EnableLog {
 		identify(w, auth.Principal{ClientID: req.ClientID, EnableLog: true}) // logged as the client it was issued to
 	}
+	w.Header()["X-Signature-Versions"] = s.Auth.SignatureVersionsHeader()
 	return ok(w, tokenData{
-		Token:      issued.Token,
-		ExpireAt:   market.FormatTime(issued.ExpiresAt),
-		EnableLog:  issued.EnableLog,
-		TokenBytes: len(issued.Token),
+		Token:             issued.Token,
+		ExpireAt:          market.FormatTime(issued.ExpiresAt),
+		EnableLog:         issued.EnableLog,
+		TokenBytes:        len(issued.Token),
+		SignatureVersions: s.Auth.SignatureVersions(),
 	})
 }
 

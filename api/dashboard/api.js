@@ -1,9 +1,13 @@
 // The dashboard's API client: it logs in like any client and signs every
-// request as docs/security.md's "signed requests" rule says:
+// request as docs/security.md's "Signed requests" says: with version 2
+// (X-Signature-Version: 2, an HMAC-SHA256 over the method, path, query,
+// timestamp, nonce and body; sign.js) when the login answer lists it in
+// signature_versions and the page has WebCrypto, else with version 1:
 //   X-Signature = lowercase hex MD5 of token + timestamp + nonce + raw body.
 // The token lives in memory and in sessionStorage (so a reload of the tab
 // keeps the session); the secret is never stored anywhere.
 import { md5Hex } from './md5.js';
+import { hasWebCrypto, signatureV2 } from './sign.js';
 
 const SESSION_KEY = 'mdqs.session';
 
@@ -40,6 +44,9 @@ export class Client {
     this.clientId = '';
     this.expireAt = '';
     this.skewMs = 0; // server clock minus ours, when they differ noticeably
+    // The signature versions the server accepts (its login answer, or a
+    // 401's X-Signature-Versions); null: not known, version 1.
+    this.signatureVersions = null;
     try {
       const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null');
       if (s && typeof s.token === 'string') Object.assign(this, s);
@@ -69,9 +76,33 @@ export class Client {
     this.token = body.data.token;
     this.expireAt = body.data.expire_at;
     this.clientId = clientId;
+    this.signatureVersions = Array.isArray(body.data.signature_versions) ? body.data.signature_versions : null;
+    this.save();
+  }
+
+  save() {
     sessionStorage.setItem(SESSION_KEY, JSON.stringify({
       token: this.token, clientId: this.clientId, expireAt: this.expireAt, skewMs: this.skewMs,
+      signatureVersions: this.signatureVersions,
     }));
+  }
+
+  // version is the signature version requests are signed with: 2 when the
+  // server accepts it and the page has WebCrypto, else 1.
+  get version() {
+    return (this.signatureVersions || []).includes(2) && hasWebCrypto() ? 2 : 1;
+  }
+
+  // switchVersion learns from a 401's X-Signature-Versions; true when the
+  // request should be signed again with another version (a session from
+  // before the server stopped accepting the one used).
+  switchVersion(res, used) {
+    const listed = (res.headers.get('X-Signature-Versions') || '').split(',')
+      .map((v) => Number(v.trim())).filter((v) => v > 0);
+    if (!listed.length || listed.includes(used)) return false;
+    this.signatureVersions = listed;
+    if (this.token) this.save();
+    return this.version !== used;
   }
 
   logout() {
@@ -80,16 +111,31 @@ export class Client {
     sessionStorage.removeItem(SESSION_KEY);
   }
 
-  // signedHeaders are the four headers of a signed request for body.
-  signedHeaders(body) {
+  // signedHeaders are the headers of a signed request of method to path
+  // (with its query) carrying body, signed with version.
+  async signedHeaders(method, path, body, version = this.version) {
     const ts = String(Math.floor((Date.now() + this.skewMs) / 1000));
     const nonce = randomHex(16);
-    return {
-      Authorization: `Bearer ${this.token}`,
-      'X-Timestamp': ts,
-      'X-Nonce': nonce,
-      'X-Signature': md5Hex(this.token + ts + nonce + body),
-    };
+    const h = { Authorization: `Bearer ${this.token}`, 'X-Timestamp': ts, 'X-Nonce': nonce };
+    if (version !== 2) {
+      if (this.signatureVersions && !this.signatureVersions.includes(1)) {
+        throw new ApiError(0, 'cannot sign', 'this server accepts signature version 2 only, which needs WebCrypto: '
+          + 'open the dashboard over https, or on 127.0.0.1 or localhost');
+      }
+      h['X-Signature'] = md5Hex(this.token + ts + nonce + body);
+      return h;
+    }
+    // What fetch sends: the path and query of the URL it resolves.
+    const url = new URL(path, globalThis.location.href);
+    let sig;
+    try {
+      sig = await signatureV2(this.token, method, url.pathname, url.search.slice(1), ts, nonce, body);
+    } catch (e) {
+      throw new ApiError(0, 'cannot sign', e.message);
+    }
+    h['X-Signature-Version'] = '2';
+    h['X-Signature'] = sig;
+    return h;
   }
 
   get(path) {
@@ -98,13 +144,19 @@ export class Client {
 
   // request sends a signed request and answers the parsed JSON body. A 401
   // drops the token and asks for a new login, then retries once.
-  async request(method, path, body = '', retried = false) {
+  // A 401 that lists signature versions without the one used is signed
+  // again, once, with a listed one.
+  async request(method, path, body = '', retried = false, switched = false) {
     if (!this.token) await this.needLogin('Log in to continue.');
     const used = this.token;
-    const headers = this.signedHeaders(body);
+    const version = this.version;
+    const headers = await this.signedHeaders(method, path, body, version);
     if (body) headers['Content-Type'] = 'application/json';
     const res = await fetch(path, { method, headers, body: body || undefined, cache: 'no-store' });
     const json = await readJSON(res);
+    if (res.status === 401 && !switched && this.switchVersion(res, version)) {
+      return this.request(method, path, body, retried, true);
+    }
     if (res.status === 401 && !retried) {
       await this.sessionEnded(used, json.detail || json.message);
       return this.request(method, path, body, true);
@@ -128,14 +180,18 @@ export class Client {
   // cannot send the signature headers) and answers the response, whose
   // body the caller reads, and the token it used. A 401 is handled as in
   // request; any other refusal is an ApiError (with retryAfter, seconds).
-  async openStream(path, lastEventId, signal, retried = false) {
+  async openStream(path, lastEventId, signal, retried = false, switched = false) {
     if (!this.token) await this.needLogin('Log in to continue.');
     const used = this.token;
-    const headers = { ...this.signedHeaders(''), Accept: 'text/event-stream' };
+    const version = this.version;
+    const headers = { ...(await this.signedHeaders('GET', path, '', version)), Accept: 'text/event-stream' };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     const res = await fetch(path, { headers, cache: 'no-store', signal });
     if (res.ok && (res.headers.get('Content-Type') || '').startsWith('text/event-stream')) return { res, token: used };
     const json = await readJSON(res);
+    if (res.status === 401 && !switched && this.switchVersion(res, version)) {
+      return this.openStream(path, lastEventId, signal, retried, true);
+    }
     if (res.status === 401 && !retried) {
       await this.sessionEnded(used, json.detail || json.message);
       return this.openStream(path, lastEventId, signal, true);

@@ -16,5 +16,6 @@ func FromConfig(c config.Auth) Config {
 		NonceCapacity:      c.NonceCapacity,
 		TokenCacheSize:     c.TokenCacheSize,
 		RevocationCheck:    c.RevocationCheck.Duration,
+		RefuseSignatureV1:  !c.SignatureV1,
 	}
 }

@@ -70,6 +70,9 @@ type Config struct {
 	// timestamp unless it was dated ahead of that process's clock, and
 	// those the store recorded (Restore loads them).
 	StartedAt time.Time
+	// RefuseSignatureV1 refuses the specification's MD5 signature
+	// (auth.signature_v1 = false): a signed request must use version 2.
+	RefuseSignatureV1 bool
 }
 
 // Service issues tokens and authenticates requests.
@@ -371,11 +374,18 @@ func (p Principal) CheckAPIKey(header string) error {
 	return nil
 }
 
-// Signed carries the signature headers of a request.
+// Signed carries the signature headers of a request, and what version 2
+// signs of the request itself.
 type Signed struct {
 	Timestamp string
 	Nonce     string
 	Signature string
+	// Version is X-Signature-Version: "" or "1" the MD5 form, "2" HMAC-SHA256.
+	Version string
+	// Method, Path and Query are the request as sent: the method, and the
+	// request target's path (%-escapes untouched) and query string (without
+	// its '?'), as RequestTarget splits it. Only version 2 reads them.
+	Method, Path, Query string
 }
 
 func (h Signed) empty() bool { return h.Timestamp == "" && h.Nonce == "" && h.Signature == "" }
@@ -404,8 +414,8 @@ func (s *Service) VerifySignature(ctx context.Context, p Principal, token string
 	if !validNonce(h.Nonce) {
 		return unauthorized("X-Nonce must be 1-128 visible ASCII characters")
 	}
-	if !signatureMatches(h.Signature, token, h.Timestamp, h.Nonce, body) {
-		return unauthorized("signature mismatch")
+	if err := s.checkSignature(token, h, body); err != nil {
+		return err
 	}
 	now := s.clock.Now()
 	// Whole seconds on both sides: X-Timestamp has no finer unit, and

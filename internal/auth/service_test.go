@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ func newFixture(t *testing.T, cfg auth.Config) fixture {
 	if cfg.RevocationCheck != 0 {
 		def.RevocationCheck = cfg.RevocationCheck
 	}
+	def.RefuseSignatureV1 = cfg.RefuseSignatureV1
 	svc, err := auth.New(store, clock, def)
 	if err != nil {
 		t.Fatal(err)
@@ -331,6 +333,112 @@ func TestVerifySignatureRules(t *testing.T) {
 		}
 		if err != nil && market.KindOf(err) != market.KindUnauthorized {
 			t.Errorf("%s: kind %v, want unauthorized", tt.name, market.KindOf(err))
+		}
+	}
+}
+
+// TestVerifySignatureV2 is X-Signature-Version 2 through VerifySignature:
+// it binds the method, path, query and body (headers made for one request
+// are refused on another, where the MD5 form passes), keeps the skew and
+// nonce rules of version 1 (a refused signature burns no nonce), and the
+// version header takes 1, 2 or nothing; with RefuseSignatureV1, only 2.
+func TestVerifySignatureV2(t *testing.T) {
+	ctx := context.Background()
+	for _, refuseV1 := range []bool{false, true} {
+		f := newFixture(t, auth.Config{RefuseSignatureV1: refuseV1})
+		f.clock.Advance(5 * time.Minute)
+		f.addClient(t, auth.Client{ID: "c", Enabled: true}, "secret-c")
+		iss, _ := f.svc.IssueToken(ctx, "c", "secret-c")
+		p, _ := f.svc.Authenticate(ctx, iss.Token)
+		now := strconv.FormatInt(f.clock.Now().Unix(), 10)
+		v2 := func(method, path, query, ts, nonce string, body []byte) auth.Signed {
+			sig, err := auth.SignV2(iss.Token, method, path, query, ts, nonce, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return auth.Signed{Timestamp: ts, Nonce: nonce, Signature: sig, Version: "2", Method: method, Path: path, Query: query}
+		}
+		v1 := func(method, path, nonce string, body []byte) auth.Signed {
+			return auth.Signed{Timestamp: now, Nonce: nonce, Signature: auth.Sign(iss.Token, now, nonce, body), Method: method, Path: path}
+		}
+		retarget := func(h auth.Signed, method, path, query string) auth.Signed {
+			h.Method, h.Path, h.Query = method, path, query
+			return h
+		}
+		check := func(name string, h auth.Signed, body []byte, ok bool, detail string) {
+			t.Helper()
+			err := f.svc.VerifySignature(ctx, p, iss.Token, h, body)
+			if (err == nil) != ok {
+				t.Errorf("refuse v1 %v, %s: VerifySignature = %v, want ok=%v", refuseV1, name, err, ok)
+			}
+			if err != nil && (market.KindOf(err) != market.KindUnauthorized || !strings.Contains(err.Error(), detail)) {
+				t.Errorf("refuse v1 %v, %s: %v (kind %v), want unauthorized with detail containing %q", refuseV1, name, err, market.KindOf(err), detail)
+			}
+		}
+		body := []byte(`{"expression":"price > 0"}`)
+		check("v2 GET", v2("GET", "/v1/api/whoami", "", now, "a1", nil), nil, true, "")
+		check("v2 GET with a query", v2("GET", "/v1/api/kline", "code=600519.SH&freq=D", now, "a2", nil), nil, true, "")
+		check("v2 query in another order", retarget(v2("GET", "/v1/api/kline", "code=600519.SH&freq=D", now, "a3", nil), "GET", "/v1/api/kline", "freq=D&code=600519.SH"), nil, true, "")
+		check("v2 POST with a body", v2("POST", "/v1/api/screener/queue/submit", "", now, "a4", body), body, true, "")
+		check("v2 upper-case hex", func() auth.Signed {
+			h := v2("GET", "/v1/api/whoami", "", now, "a5", nil)
+			h.Signature = strings.ToUpper(h.Signature)
+			return h
+		}(), nil, true, "")
+
+		// Headers made for GET /v1/api/whoami, sent elsewhere.
+		whoami := v2("GET", "/v1/api/whoami", "", now, "b1", nil)
+		check("v2 whoami headers on POST /v1/api/refresh", retarget(whoami, "POST", "/v1/api/refresh", ""), nil, false, "signature mismatch (version 2")
+		check("v2 whoami headers on GET /v1/api/refresh", retarget(whoami, "GET", "/v1/api/refresh", ""), nil, false, `path "/v1/api/refresh"`)
+		check("v2 whoami headers with a query added", retarget(whoami, "GET", "/v1/api/whoami", "x=1"), nil, false, `canonical query "x=1"`)
+		kline := v2("GET", "/v1/api/kline", "code=600519.SH&freq=D", now, "b2", nil)
+		check("v2 query retargeted", retarget(kline, "GET", "/v1/api/kline", "code=000001.SZ&freq=D"), nil, false, "signature mismatch")
+		check("v2 query dropped", retarget(kline, "GET", "/v1/api/kline", ""), nil, false, "signature mismatch")
+		check("v2 path escaped otherwise", retarget(v2("GET", "/v1/api/a%2fb", "", now, "b3", nil), "GET", "/v1/api/a%2Fb", ""), nil, false, "signature mismatch")
+		check("v2 body swapped", v2("POST", "/v1/api/screener/queue/submit", "", now, "b4", body), []byte(`{"expression":"price > 1"}`), false, "signature mismatch")
+		check("v2 body dropped", v2("POST", "/v1/api/screener/queue/submit", "", now, "b5", body), nil, false, "signature mismatch")
+		check("v2 signature sent as version 1", func() auth.Signed { h := v2("GET", "/v1/api/whoami", "", now, "b6", nil); h.Version = ""; return h }(), nil, false, "")
+		check("v2 malformed query", auth.Signed{Timestamp: now, Nonce: "b7", Signature: strings.Repeat("0", 64), Version: "2", Method: "GET", Path: "/v1/api/news/list", Query: "q=100%"}, nil, false, "no canonical form")
+		// The refusals burnt no nonce: the same nonces, rightly signed, pass.
+		for _, n := range []string{"b1", "b2", "b3", "b4", "b5", "b6", "b7"} {
+			check("v2 nonce "+n+" after a refusal", v2("GET", "/v1/api/whoami", "", now, n, nil), nil, true, "")
+		}
+		// The rules of version 1 hold: replay, skew.
+		check("v2 replayed nonce", v2("GET", "/v1/api/whoami", "", now, "a1", nil), nil, false, "nonce already used")
+		check("v2 replayed nonce on another path", v2("GET", "/v1/api/quotes", "", now, "a1", nil), nil, false, "nonce already used")
+		past := strconv.FormatInt(f.clock.Now().Unix()-61, 10)
+		check("v2 61 s behind", v2("GET", "/v1/api/whoami", "", past, "c1", nil), nil, false, "off the server clock")
+
+		// The version header.
+		for i, bad := range []string{"3", "0", "v2", "2.0", " 2", "md5", "01"} {
+			h := v2("GET", "/v1/api/whoami", "", now, "d-"+strconv.Itoa(i), nil)
+			h.Version = bad
+			want := "must be 1 (MD5, also when the header is absent) or 2"
+			if refuseV1 {
+				want = "must be 2 (HMAC-SHA256): this server refuses version 1 (auth.signature_v1 = false)"
+			}
+			check("version "+strconv.Quote(bad), h, nil, false, want)
+		}
+		// Version 1, with and without its header: accepted unless refused,
+		// and it binds nothing of the request (why version 2 exists).
+		if refuseV1 {
+			check("v1 refused", v1("GET", "/v1/api/whoami", "e1", nil), nil, false, "sign with X-Signature-Version: 2")
+			h := v1("GET", "/v1/api/whoami", "e2", nil)
+			h.Version = "1"
+			check("v1 named refused", h, nil, false, "auth.signature_v1 = false")
+		} else {
+			check("v1", v1("GET", "/v1/api/whoami", "e1", nil), nil, true, "")
+			check("v1 headers of a GET on a POST", retarget(v1("GET", "/v1/api/whoami", "e2", nil), "POST", "/v1/api/refresh", ""), nil, true, "")
+			h := v1("GET", "/v1/api/whoami", "e3", nil)
+			h.Version = "1"
+			check("v1 named", h, nil, true, "")
+		}
+		want := []int{1, 2}
+		if refuseV1 {
+			want = []int{2}
+		}
+		if got := f.svc.SignatureVersions(); !slices.Equal(got, want) {
+			t.Errorf("refuse v1 %v: SignatureVersions = %v, want %v", refuseV1, got, want)
 		}
 	}
 }

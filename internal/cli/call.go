@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,7 @@ func Call(ctx context.Context, env Env, args []string) error {
 			if t, ok := tc.load(); ok {
 				cached = t
 				c.SetToken(t.Token, t.Expires)
+				c.SetSignatureVersions(t.SignatureVersions)
 			}
 		}
 	}
@@ -103,8 +105,10 @@ func Call(ctx context.Context, env Env, args []string) error {
 	} else {
 		resp, err = c.Do(ctx, method, path, body)
 	}
+	note("signature: version %d", c.Version())
 	if cache != nil {
 		held, expires := c.HeldToken()
+		versions := c.SignatureVersions()
 		switch {
 		case held == "" || (resp != nil && resp.Status == http.StatusUnauthorized && auth.TokenRenewable(detailOf(resp))):
 			// Refused (or refused again after renewal): keep nothing the
@@ -114,8 +118,12 @@ func Call(ctx context.Context, env Env, args []string) error {
 			}
 		case held == cached.Token:
 			note("token: reused from %s (expires %s)", cache.path, market.FormatTime(expires))
+			if !slices.Equal(versions, cached.SignatureVersions) {
+				// Learnt from a 401 (the server's setting changed): keep it.
+				cache.save(cachedToken{Token: held, Expires: expires, SignatureVersions: versions})
+			}
 		default:
-			if serr := cache.save(cachedToken{Token: held, Expires: expires}); serr != nil {
+			if serr := cache.save(cachedToken{Token: held, Expires: expires, SignatureVersions: versions}); serr != nil {
 				fmt.Fprintf(env.Stderr, "mdqs call: the token could not be cached (%v); the next call asks for a new one\n", serr)
 			} else {
 				note("token: new, cached in %s (expires %s)", cache.path, market.FormatTime(expires))

@@ -17,9 +17,10 @@ import (
 // endpoint is rate limited, and each new token evicts the client's oldest
 // once it holds 20, which would break the client's other scripts.
 //
-// The file holds the token and its expiry, nothing else (not the secret,
-// which stays with the caller); it is the user's alone (0600 in a 0700
-// folder), since the token is a credential until it expires.
+// The file holds the token, its expiry and the signature versions the
+// server listed with it, nothing else (not the secret, which stays with the
+// caller); it is the user's alone (0600 in a 0700 folder), since the token
+// is a credential until it expires.
 type tokenCache struct {
 	path string
 }
@@ -28,6 +29,10 @@ type tokenCache struct {
 type cachedToken struct {
 	Token   string    `json:"token"`
 	Expires time.Time `json:"expires"`
+	// SignatureVersions the server accepts, from its token answer; absent
+	// in files written before version 2 (the client then signs with 1
+	// until a 401 lists the versions).
+	SignatureVersions []int `json:"signature_versions,omitempty"`
 }
 
 // tokenCacheDir is the folder of the token files under the user's cache.

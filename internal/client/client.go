@@ -1,5 +1,7 @@
 // Package client is the reference Go client of mdqs: it obtains a token with
-// a client id and secret and signs every request as the spec's part 5 says.
+// a client id and secret and signs every request: with signature version 2
+// (an HMAC-SHA256 that binds method, path, query and body) when the server's
+// token answer lists it, else as the spec's part 5 says (version 1, MD5).
 // `mdqs call` is built on it, and so are the end-to-end tests.
 package client
 
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,10 +37,17 @@ type Client struct {
 	// that knows the server's details can spare the client's other tokens:
 	// each new one may evict the oldest.
 	Renew func(*Response) bool
+	// SignatureVersion forces a signature version (1 or 2); 0 chooses: 2
+	// when the server accepts it, else 1.
+	SignatureVersion int
 
 	mu      sync.Mutex
 	token   string
 	expires time.Time
+	// versions are the signature versions the server accepts, from its
+	// token answer (signature_versions) or a 401's X-Signature-Versions;
+	// nil: not known (a server before version 2), so version 1.
+	versions []int
 }
 
 // New returns a client for base, which may be "host:port" or a URL.
@@ -71,12 +81,14 @@ func (r *Response) Envelope() (code int, message string, data json.RawMessage, e
 	return env.Code, env.Message, env.Data, err
 }
 
-// TokenData is the data of a token response (spec 2.2).
+// TokenData is the data of a token response (spec 2.2), and the signature
+// versions the server accepts (our addition; absent from older servers).
 type TokenData struct {
-	Token      string `json:"token"`
-	ExpireAt   string `json:"expire_at"`
-	EnableLog  bool   `json:"enable_log"`
-	TokenBytes int    `json:"token_bytes"`
+	Token             string `json:"token"`
+	ExpireAt          string `json:"expire_at"`
+	EnableLog         bool   `json:"enable_log"`
+	TokenBytes        int    `json:"token_bytes"`
+	SignatureVersions []int  `json:"signature_versions,omitempty"`
 }
 
 // TokenError is a refused token request; Response is the server's answer.
@@ -118,6 +130,7 @@ func (c *Client) Token(ctx context.Context) (string, error) {
 		return "", err
 	}
 	c.token = td.Token
+	c.versions = td.SignatureVersions
 	// The server's expire_at is its local (Shanghai) time; a parse failure
 	// just means we refresh early.
 	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
@@ -139,6 +152,51 @@ func (c *Client) SetToken(token string, expires time.Time) {
 	c.mu.Unlock()
 }
 
+// SetSignatureVersions says which signature versions the server accepts,
+// as its token answer listed them (a token cache keeps them with the token).
+func (c *Client) SetSignatureVersions(versions []int) {
+	c.mu.Lock()
+	c.versions = versions
+	c.mu.Unlock()
+}
+
+// SignatureVersions are the versions the server accepts as far as the
+// client knows (nil: unknown).
+func (c *Client) SignatureVersions() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.versions
+}
+
+// Version is the signature version the client signs with: SignatureVersion
+// when set, else 2 when the server accepts it, else 1.
+func (c *Client) Version() int {
+	if c.SignatureVersion != 0 {
+		return c.SignatureVersion
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.Contains(c.versions, SignatureV2) {
+		return SignatureV2
+	}
+	return SignatureV1
+}
+
+// switchVersion learns from a 401's X-Signature-Versions which versions
+// the server accepts; true when the client now signs with another version
+// than used (a token cached before the server changed auth.signature_v1).
+func (c *Client) switchVersion(r *Response, used int) bool {
+	if r.Status != http.StatusUnauthorized || c.SignatureVersion != 0 {
+		return false
+	}
+	vs := parseVersions(r.Header.Get("X-Signature-Versions"))
+	if len(vs) == 0 || slices.Contains(vs, used) {
+		return false
+	}
+	c.SetSignatureVersions(vs)
+	return c.Version() != used
+}
+
 // HeldToken is the token the client holds and its expiry; "" when none.
 func (c *Client) HeldToken() (string, time.Time) {
 	c.mu.Lock()
@@ -156,13 +214,22 @@ func (c *Client) Forget() {
 // Do sends a signed request for path (with its query) and body. A 401 is
 // retried once with a fresh token (the held one may have expired or been
 // evicted) when Renew allows it.
+//
+// A 401 that lists signature versions without the one used is retried
+// once, signed with one it lists.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	switched := false
 	for attempt := 0; ; attempt++ {
 		token, err := c.Token(ctx)
 		if err != nil {
 			return nil, err
 		}
-		resp, err := c.send(ctx, method, path, body, func(h http.Header) { c.Sign(h, token, body) })
+		version := c.Version()
+		resp, err := c.send(ctx, method, path, body, func(req *http.Request) error { return c.signAs(req, token, body, version) })
+		if err == nil && !switched && c.switchVersion(resp, version) {
+			switched, attempt = true, attempt-1
+			continue
+		}
 		if err != nil || resp.Status != http.StatusUnauthorized || attempt > 0 || (c.Renew != nil && !c.Renew(resp)) {
 			return resp, err
 		}
@@ -177,6 +244,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Res
 // answer is returned whole, as Do returns it, a 401 retried as Do does.
 // The client's timeout does not apply: a stream lasts.
 func (c *Client) Stream(ctx context.Context, path string, header http.Header, line func(string) error) (*Response, error) {
+	switched := false
 	for attempt := 0; ; attempt++ {
 		token, err := c.Token(ctx)
 		if err != nil {
@@ -186,7 +254,10 @@ func (c *Client) Stream(ctx context.Context, path string, header http.Header, li
 		if err != nil {
 			return nil, err
 		}
-		c.Sign(req.Header, token, nil)
+		version := c.Version()
+		if err := c.signAs(req, token, nil, version); err != nil {
+			return nil, err
+		}
 		for k, v := range header {
 			req.Header[k] = v
 		}
@@ -201,6 +272,10 @@ func (c *Client) Stream(ctx context.Context, path string, header http.Header, li
 		if res.StatusCode != http.StatusOK {
 			r.Body, err = io.ReadAll(res.Body)
 			res.Body.Close()
+			if err == nil && !switched && c.switchVersion(r, version) {
+				switched, attempt = true, attempt-1
+				continue
+			}
 			if err != nil || r.Status != http.StatusUnauthorized || attempt > 0 || (c.Renew != nil && !c.Renew(r)) {
 				return r, err
 			}
@@ -228,7 +303,8 @@ func (c *Client) Stream(ctx context.Context, path string, header http.Header, li
 	}
 }
 
-// Sign sets Authorization and the signature headers for body.
+// Sign sets Authorization and the signature headers of version 1 (the
+// spec's MD5, which binds neither method nor path nor query) for body.
 func (c *Client) Sign(h http.Header, token string, body []byte) {
 	ts := strconv.FormatInt(c.Now().Unix(), 10)
 	nonce := NewNonce()
@@ -239,6 +315,40 @@ func (c *Client) Sign(h http.Header, token string, body []byte) {
 	if c.APIKey != "" {
 		h.Set("api-key", c.APIKey)
 	}
+}
+
+// SignRequest sets Authorization and the signature headers on req, whose
+// body is body, with the client's signature version (Version). Version 2
+// signs the request target req will send; a query string with a malformed
+// %-escape cannot be signed with it (an error).
+func (c *Client) SignRequest(req *http.Request, token string, body []byte) error {
+	return c.signAs(req, token, body, c.Version())
+}
+
+func (c *Client) signAs(req *http.Request, token string, body []byte, version int) error {
+	if version != SignatureV2 {
+		c.Sign(req.Header, token, body)
+		return nil
+	}
+	ts := strconv.FormatInt(c.Now().Unix(), 10)
+	nonce := NewNonce()
+	// What net/http writes on the request line: the path's escapes as
+	// the URL holds them, and the query.
+	path, query, _ := strings.Cut(req.URL.RequestURI(), "?")
+	sig, err := SignatureHMAC(token, req.Method, path, query, ts, nonce, body)
+	if err != nil {
+		return fmt.Errorf("%s %s: signature version 2: %w", req.Method, req.URL.Path, err)
+	}
+	h := req.Header
+	h.Set("Authorization", "Bearer "+token)
+	h.Set("X-Timestamp", ts)
+	h.Set("X-Nonce", nonce)
+	h.Set("X-Signature-Version", "2")
+	h.Set("X-Signature", sig)
+	if c.APIKey != "" {
+		h.Set("api-key", c.APIKey)
+	}
+	return nil
 }
 
 // Signature is md5(token + timestamp + nonce + body) in lowercase hex.
@@ -254,7 +364,7 @@ func NewNonce() string {
 	return hex.EncodeToString(b)
 }
 
-func (c *Client) send(ctx context.Context, method, path string, body []byte, sign func(http.Header)) (*Response, error) {
+func (c *Client) send(ctx context.Context, method, path string, body []byte, sign func(*http.Request) error) (*Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -267,7 +377,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, sig
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if sign != nil {
-		sign(req.Header)
+		if err := sign(req); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

@@ -125,6 +125,7 @@ type Auth struct {
 	TokenTTLHours      int      `toml:"token_ttl_hours"`
 	TokenMaxPerClient  int      `toml:"token_max_per_client"`
 	Signature          string   `toml:"signature"`
+	SignatureV1        bool     `toml:"signature_v1"` // accept the spec's MD5 signature beside version 2 (HMAC-SHA256)
 	MaxClockSkew       Duration `toml:"max_clock_skew"`
 	NonceCapacity      int      `toml:"nonce_capacity"`
 	TokenCacheSize     int      `toml:"token_cache_size"`

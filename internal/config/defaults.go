@@ -26,6 +26,7 @@ func Default() Config {
 			TokenTTLHours:      2,
 			TokenMaxPerClient:  20,
 			Signature:          SignatureRequired,
+			SignatureV1:        true,
 			MaxClockSkew:       dur(60 * time.Second),
 			NonceCapacity:      1_000_000,
 			TokenCacheSize:     100_000,

@@ -476,8 +476,8 @@ type server struct {
 
 // startServer builds mdqs from the repository and starts it on a free
 // loopback port with the shipped config.toml (demo mode: the demo client is
-// seeded) and a fresh database.
-func startServer(t *testing.T) *server {
+// seeded), or with config when it is not "", and a fresh database.
+func startServer(t *testing.T, config string) *server {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -498,7 +498,14 @@ func startServer(t *testing.T) *server {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "serve", "-config", filepath.Join(root, "config.toml"),
+	cfg := filepath.Join(root, "config.toml")
+	if config != "" {
+		cfg = filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "serve", "-config", cfg,
 		"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs.db"))
 	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
@@ -591,6 +598,13 @@ type session struct {
 
 func newSession(t *testing.T) *session {
 	t.Helper()
+	return newSessionWith(t, "")
+}
+
+// newSessionWith is newSession with the server on config ("" is the
+// shipped config.toml).
+func newSessionWith(t *testing.T, config string) *session {
+	t.Helper()
 	chromium := findChromium()
 	if chromium == "" {
 		t.Skip("no Chromium found (looked for chromium, chromium-browser, google-chrome on PATH and /usr/bin/chromium; MDQS_CHROMIUM names one): the dashboard's end-to-end test needs it")
@@ -598,7 +612,7 @@ func newSession(t *testing.T) *session {
 	if testing.Short() {
 		t.Skip("builds mdqs and starts a browser")
 	}
-	s := &session{artifacts: artifactDir(t), srv: startServer(t)}
+	s := &session{artifacts: artifactDir(t), srv: startServer(t, config)}
 	s.b = startBrowser(t, chromium)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)

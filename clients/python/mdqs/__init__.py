@@ -5,8 +5,9 @@
     bars = c.kline("600519.SH", "D", "2026-01-01", "2026-06-30", as_frame=True)
 """
 
-from .client import Client, parse_sse, token_cache_dir, token_cache_path
+from .client import Client, canonical_query, parse_sse, signature_v2, token_cache_dir, token_cache_path
 from .errors import MdqsError
 
-__all__ = ["Client", "MdqsError", "parse_sse", "token_cache_dir", "token_cache_path"]
+__all__ = ["Client", "MdqsError", "canonical_query", "parse_sse", "signature_v2", "token_cache_dir",
+           "token_cache_path"]
 __version__ = "0.1.0"

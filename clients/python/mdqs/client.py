@@ -1,8 +1,10 @@
-"""The mdqs client: tokens, request signing (specification part 5), retries,
-and one function per endpoint family."""
+"""The mdqs client: tokens, request signing (specification part 5, and the
+version 2 signature that binds the request), retries, and one function per
+endpoint family."""
 
 import datetime as _dt
 import hashlib
+import hmac
 import ipaddress
 import json
 import os
@@ -20,7 +22,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 from .errors import MdqsError
 
-__all__ = ["Client", "parse_sse", "token_cache_dir", "token_cache_path"]
+__all__ = ["Client", "canonical_query", "parse_sse", "signature_v2", "token_cache_dir", "token_cache_path"]
 
 _SHANGHAI = _dt.timezone(_dt.timedelta(hours=8))  # every time the API writes is Asia/Shanghai (no DST)
 
@@ -118,7 +120,14 @@ def _format_rfc3339(epoch: float) -> str:
     return _dt.datetime.fromtimestamp(epoch, _SHANGHAI).isoformat()
 
 
-def _load_cached_token(path: str) -> Optional[Tuple[str, float]]:
+def _versions(v: Any) -> Optional[List[int]]:
+    """A list of signature versions as a token answer or cache file gives it; None when not one."""
+    if isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return list(v)
+    return None
+
+
+def _load_cached_token(path: str) -> Optional[Tuple[str, float, Optional[List[int]]]]:
     try:
         with open(path, "rb") as f:
             doc = json.loads(f.read().decode("utf-8"))
@@ -127,15 +136,18 @@ def _load_cached_token(path: str) -> Optional[Tuple[str, float]]:
         return None
     if not isinstance(tok, str) or not _TOKEN_RE.match(tok):
         return None
-    return tok, exp
+    return tok, exp, _versions(doc.get("signature_versions"))
 
 
-def _save_cached_token(path: str, token: str, expires: float) -> None:
+def _save_cached_token(path: str, token: str, expires: float, versions: Optional[List[int]] = None) -> None:
     """Replace the file whole (a temporary file renamed over it), 0600 in a 0700 folder."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     os.chmod(folder, 0o700)  # a folder made earlier by something else may be wider
-    raw = json.dumps({"token": token, "expires": _format_rfc3339(expires)}, separators=(",", ":")).encode()
+    doc: Dict[str, Any] = {"token": token, "expires": _format_rfc3339(expires)}
+    if versions:
+        doc["signature_versions"] = versions
+    raw = json.dumps(doc, separators=(",", ":")).encode()
     fd, tmp = tempfile.mkstemp(prefix=".token-", dir=folder)  # created 0600
     try:
         with os.fdopen(fd, "wb") as f:
@@ -147,6 +159,69 @@ def _save_cached_token(path: str, token: str, expires: float) -> None:
         except OSError:
             pass
         raise
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _recode(s: bytes) -> str:
+    """Form-decode one name or value (%XX, + as a space), then %-encode every
+    byte but the unreserved ones, upper-case hex."""
+    out = bytearray()
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == 0x2B:  # +
+            c = 0x20
+        elif c == 0x25:  # %
+            esc = s[i + 1:i + 3]
+            if len(esc) < 2 or not all(x in _HEX_DIGITS for x in esc):
+                raise ValueError("malformed %%-escape %r in the query string: escape a literal %% as %%25"
+                                 % s[i:i + 3].decode("utf-8", "replace"))
+            c = int(esc, 16)
+            i += 2
+        if c in _UNRESERVED:
+            out.append(c)
+        else:
+            out += b"%%%02X" % c
+        i += 1
+    return out.decode("ascii")
+
+
+def canonical_query(raw: str) -> str:
+    """The query string (as sent, without ``?``) in the form signature
+    version 2 signs: each pair's name and value form-decoded and %-encoded
+    again with only ``A-Z a-z 0-9 - _ . ~`` bare, sorted by name then value,
+    joined ``name=value`` with ``&``. A pair without ``=`` has an empty
+    value; empty pairs are skipped. Raises ValueError for a malformed
+    %-escape, which has no canonical form."""
+    pairs = []
+    for part in raw.encode("utf-8").split(b"&"):
+        if part:
+            name, _, value = part.partition(b"=")
+            pairs.append((_recode(name), _recode(value)))
+    pairs.sort()
+    return "&".join(n + "=" + v for n, v in pairs)
+
+
+def signature_v2(token: str, method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes = b"") -> str:
+    """X-Signature of version 2: lowercase hex HMAC-SHA256, keyed with the
+    token, of method, path (as sent), canonical query, timestamp, nonce and
+    the lowercase hex SHA-256 of the body, one per line."""
+    msg = "\n".join([method, path, canonical_query(query), timestamp, nonce, hashlib.sha256(body).hexdigest()])
+    return hmac.new(token.encode("utf-8"), msg.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _parse_versions(header: Optional[str]) -> Optional[List[int]]:
+    """X-Signature-Versions (``1, 2``) as a list; None when absent or unreadable."""
+    out = []
+    for f in (header or "").split(","):
+        try:
+            out.append(int(f.strip()))
+        except ValueError:
+            pass
+    return out or None
 
 
 def parse_sse(lines: Iterable[Union[bytes, str]]) -> Iterator[Dict[str, Any]]:
@@ -207,7 +282,10 @@ class Client:
 
     One token serves every call; it is renewed a minute before its
     ``expire_at`` and once when the server says it is unknown, expired or
-    evicted. 429 and 503 answers with ``Retry-After`` are retried up to
+    evicted. Requests are signed with signature version 2 (an HMAC that
+    binds method, path, query and body) when the token answer lists it in
+    ``signature_versions``, else with the specification's MD5 (version 1);
+    ``signature_version`` forces one. 429 and 503 answers with ``Retry-After`` are retried up to
     ``max_retries`` times, waiting at most ``max_wait`` seconds each.
     Failures raise :class:`MdqsError`.
 
@@ -223,7 +301,7 @@ class Client:
     def __init__(self, base_url: Optional[str] = None, client_id: Optional[str] = None,
                  client_secret: Optional[str] = None, api_key: Optional[str] = None,
                  timeout: float = 30, max_retries: int = 3, max_wait: float = 10,
-                 token_cache: Union[bool, str] = True) -> None:
+                 token_cache: Union[bool, str] = True, signature_version: Optional[int] = None) -> None:
         env = os.environ
         self.base_url = _normalize_base(base_url or env.get("MDQS_ADDR") or "127.0.0.1:8080")
         client_id = client_id or env.get("MDQS_CLIENT_ID") or None
@@ -245,6 +323,11 @@ class Client:
         self.max_wait = max_wait
         self._token: Optional[str] = None
         self._token_expires: float = 0.0
+        #: Forces a signature version (1 or 2); None chooses (2 when the server accepts it).
+        self.signature_version = signature_version
+        #: The signature versions the server accepts, from its token answer
+        #: (or a 401's X-Signature-Versions); None when not known: version 1.
+        self.signature_versions: Optional[List[int]] = None
         self._lock = threading.Lock()
         #: How many tokens this client has obtained (one for many calls).
         self.tokens_issued = 0
@@ -323,6 +406,7 @@ class Client:
             raise self._error(status, headers, raw)
         data = json.loads(raw)["data"]
         self._token = data["token"]
+        self.signature_versions = _versions(data.get("signature_versions"))
         try:
             self._token_expires = _parse_time(data["expire_at"])
         except (KeyError, ValueError):
@@ -335,14 +419,14 @@ class Client:
         got = _load_cached_token(self.token_cache_path)
         if got is None or got[0] == self._refused or time.time() >= got[1] - 60:
             return False
-        self._token, self._token_expires = got
+        self._token, self._token_expires, self.signature_versions = got
         return True
 
     def _to_cache(self) -> None:
         if self.token_cache_path is None or self._token is None:
             return
         try:
-            _save_cached_token(self.token_cache_path, self._token, self._token_expires)
+            _save_cached_token(self.token_cache_path, self._token, self._token_expires, self.signature_versions)
         except OSError:
             pass  # not cached: the next process asks for a new token
 
@@ -376,14 +460,48 @@ class Client:
 
     # ------------------------------------------------------------------ signed calls
 
-    def sign(self, token: str, body: bytes = b"") -> Dict[str, str]:
-        """The headers of specification part 5 for one request: X-Signature is
-        md5(token + timestamp + nonce + body), lowercase hex."""
+    @property
+    def version(self) -> int:
+        """The signature version requests are signed with: ``signature_version``
+        when set, else 2 when the server accepts it, else 1."""
+        if self.signature_version:
+            return self.signature_version
+        return 2 if 2 in (self.signature_versions or ()) else 1
+
+    def _switch_version(self, status: int, headers: Mapping[str, str], used: int) -> bool:
+        """Learn from a 401's X-Signature-Versions; True when the request
+        should be signed again with another version (the server stopped
+        accepting the one used, e.g. for a token cached before)."""
+        if status != 401 or self.signature_version:
+            return False
+        listed = _parse_versions(next((v for k, v in headers.items() if k.lower() == "x-signature-versions"), None))
+        if not listed or used in listed:
+            return False
+        self.signature_versions = listed
+        self._to_cache()
+        return self.version != used
+
+    def sign(self, token: str, body: bytes = b"", method: Optional[str] = None, target: Optional[str] = None,
+             version: Optional[int] = None) -> Dict[str, str]:
+        """The signature headers of one request. Version 2 (``method`` and
+        ``target``, the path and query as sent, are needed): X-Signature is
+        :func:`signature_v2`. Version 1, the specification's part 5 (also
+        when no ``method`` and ``target`` are given): md5(token + timestamp
+        + nonce + body), lowercase hex. ``version`` defaults to
+        :attr:`version`."""
         ts = str(int(time.time()))
         nonce = secrets.token_hex(16)
-        sig = hashlib.md5(token.encode() + ts.encode() + nonce.encode() + body).hexdigest()
-        h = {"Authorization": "Bearer " + token, "X-Timestamp": ts, "X-Nonce": nonce, "X-Signature": sig,
-             "Accept": "application/json"}
+        if version is None:
+            version = self.version if method is not None and target is not None else 1
+        h = {"Authorization": "Bearer " + token, "X-Timestamp": ts, "X-Nonce": nonce, "Accept": "application/json"}
+        if version == 2:
+            if method is None or target is None:
+                raise ValueError("signature version 2 signs the method and the target: give both")
+            path, _, query = target.partition("?")
+            h["X-Signature-Version"] = "2"
+            h["X-Signature"] = signature_v2(token, method, path, query, ts, nonce, body)
+        else:
+            h["X-Signature"] = hashlib.md5(token.encode() + ts.encode() + nonce.encode() + body).hexdigest()
         if body:
             h["Content-Type"] = "application/json"
         if self.api_key:
@@ -408,6 +526,7 @@ class Client:
                 v = ",".join(str(x) for x in v)
             query[k] = str(v)
         url = self.base_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        target = urllib.request.Request(url).selector  # the request target urllib sends
         if body is None:
             raw_body = b""
         elif isinstance(body, (bytes, bytearray)):
@@ -415,12 +534,16 @@ class Client:
         else:
             raw_body = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
-        renewed = False
+        renewed = switched = False
         while True:
             tok = self.token()
+            version = self.version
 
             def make_headers() -> Dict[str, str]:
-                h = self.sign(tok, raw_body)
+                try:
+                    h = self.sign(tok, raw_body, method, target, version)
+                except ValueError as e:
+                    raise MdqsError(0, "cannot sign the request", f"{method} {target}: {e}") from None
                 if headers:
                     h.update(headers)
                 return h
@@ -428,6 +551,9 @@ class Client:
             status, rh, raw = self._with_retries(method, url, raw_body, make_headers)
             if 200 <= status < 300:
                 return json.loads(raw.decode("utf-8")) if raw else None
+            if not switched and self._switch_version(status, rh, version):
+                switched = True
+                continue
             err = self._error(status, rh, raw)
             if status == 401 and not renewed and _renewable(err.detail):
                 renewed = True
@@ -463,10 +589,12 @@ class Client:
             if v:
                 query[k] = v
         url = self.base_url + "/v1/api/stream" + ("?" + urllib.parse.urlencode(query) if query else "")
-        renewed = False
+        target = urllib.request.Request(url).selector
+        renewed = switched = False
         while True:
             tok = self.token()
-            h = self.sign(tok)
+            version = self.version
+            h = self.sign(tok, b"", "GET", target, version)
             h["Accept"] = "text/event-stream"
             req = urllib.request.Request(url, method="GET", headers=h)
             try:
@@ -477,6 +605,9 @@ class Client:
                     raw = e.read()
                 finally:
                     e.close()
+                if not switched and self._switch_version(e.code, dict(e.headers.items()), version):
+                    switched = True
+                    continue
                 err = self._error(e.code, dict(e.headers.items()), raw)
                 if e.code == 401 and not renewed and _renewable(err.detail):
                     renewed = True

@@ -47,12 +47,13 @@ def free_port() -> int:
 
 
 class Server:
-    """One mdqs serve on a temporary database."""
+    """One mdqs serve on a temporary database; ``config`` is added to the
+    demo's, ``binary`` is one built already."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: str = "", binary: str = "") -> None:
         self.tmp = tempfile.mkdtemp(prefix="mdqs-py-")
         # the token cache goes to a folder of the tests, never the user's
-        binary = os.environ.get("MDQS_BIN")
+        binary = binary or os.environ.get("MDQS_BIN")
         if not binary:
             # Built before the cache folder moves: go build keeps its own
             # cache there, and a fresh one would rebuild everything.
@@ -62,7 +63,7 @@ class Server:
         os.environ["XDG_CACHE_HOME"] = os.path.join(self.tmp, "cache")
         self.binary = binary
         with open(os.path.join(self.tmp, "demo.toml"), "w") as f:
-            f.write(DEMO_CONFIG)
+            f.write(DEMO_CONFIG + config)
         self.addr = "127.0.0.1:%d" % free_port()
         self.stderr = open(os.path.join(self.tmp, "stderr.log"), "w+")
         self.proc = subprocess.Popen(
@@ -466,7 +467,8 @@ class TestTokenCache(unittest.TestCase):
         self.assertEqual(os.stat(self.path).st_mode & 0o777, 0o600)
         self.assertEqual(os.stat(os.path.dirname(self.path)).st_mode & 0o777, 0o700)
         doc = self.read()
-        self.assertEqual(sorted(doc), ["expires", "token"])
+        self.assertEqual(sorted(doc), ["expires", "signature_versions", "token"])
+        self.assertEqual(doc["signature_versions"], [1, 2])
         self.assertEqual(doc["token"], c1.token())
         self.assertAlmostEqual(mdqs.client._parse_rfc3339(doc["expires"]), c1.token_expires_at, delta=1)
         self.assertEqual([n for n in os.listdir(os.path.dirname(self.path))], [want], "no temporary file left")
@@ -527,6 +529,111 @@ class TestTokenCache(unittest.TestCase):
         self.assertAlmostEqual(p("2026-11-25T21:10:00.123456789+08:00"), 1795612200.123456789, places=5)
         self.assertEqual(p("2026-11-25T13:10:00Z"), 1795612200)
         self.assertEqual(p(mdqs.client._format_rfc3339(1795655400)), 1795655400)
+
+
+class TestSignatureV2(unittest.TestCase):
+    """Signature version 2 against the server: the client uses it when the
+    token answer lists it, and it binds the request."""
+
+    def test_signs_with_version_2(self):
+        c = Client(SERVER.addr, token_cache=False)
+        sent = []
+        real = c._send
+
+        def spy(method, url, body, headers):
+            sent.append(dict(headers))
+            return real(method, url, body, headers)
+
+        c._send = spy
+        self.assertEqual(c.whoami()["client_id"], "demo")
+        self.assertEqual(c.get("/v1/api/news/list", q="贵州 茅台", page_size=2)["page_size"], 2)
+        self.assertEqual((c.signature_versions, c.version), ([1, 2], 2))
+        signed = [h for h in sent if "X-Signature" in h]
+        self.assertEqual(len(signed), 2)
+        self.assertTrue(all(h["X-Signature-Version"] == "2" and len(h["X-Signature"]) == 64 for h in signed), signed)
+        v1 = Client(SERVER.addr, token_cache=False, signature_version=1)
+        self.assertEqual(v1.whoami()["client_id"], "demo")
+        self.assertEqual(v1.version, 1)
+
+    def test_headers_bound_to_their_request(self):
+        c = Client(SERVER.addr, token_cache=False)
+        tok = c.token()
+
+        def send(method, path, h, body=None):
+            req = urllib.request.Request("http://" + SERVER.addr + path, data=body, method=method, headers=h)
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        # GET /v1/api/whoami's headers on POST /v1/api/refresh: refused under
+        # version 2; the original still passes (the refusal burnt no nonce).
+        h = c.sign(tok, b"", "GET", "/v1/api/whoami", version=2)
+        status, doc = send("POST", "/v1/api/refresh", h)
+        self.assertEqual(status, 401)
+        self.assertIn("signature mismatch (version 2", doc["detail"])
+        self.assertEqual(send("GET", "/v1/api/whoami", h)[0], 200)
+        # the same path, another query
+        h = c.sign(tok, b"", "GET", "/v1/api/news/list?page=1&page_size=2", version=2)
+        self.assertEqual(send("GET", "/v1/api/news/list?page=2&page_size=2", h)[0], 401)
+        self.assertEqual(send("GET", "/v1/api/news/list?page_size=2&page=1", h)[0], 200, "pairs in another order")
+        # a swapped body
+        body = b'{"expression":"price > 0","limit":1}'
+        h = c.sign(tok, body, "POST", "/v1/api/screener/queue/submit", version=2)
+        h["Content-Type"] = "application/json"
+        self.assertEqual(send("POST", "/v1/api/screener/queue/submit", h, body.replace(b"1}", b"2}"))[0], 401)
+        self.assertEqual(send("POST", "/v1/api/screener/queue/submit", h, body)[0], 200)
+        # version 1 binds none of it
+        h = c.sign(tok, b"", "GET", "/v1/api/whoami", version=1)
+        self.assertNotIn("X-Signature-Version", h)
+        self.assertNotEqual(send("GET", "/v1/api/screener/fields", h)[0], 401)
+
+    def test_malformed_query_not_signed(self):
+        c = Client(SERVER.addr, token_cache=False)
+        with self.assertRaises(MdqsError) as cm:
+            c.request("GET", "/v1/api/news/list?q=100%")
+        self.assertIn("%25", cm.exception.detail)
+
+
+class TestSignatureV1Refused(unittest.TestCase):
+    """A server with auth.signature_v1 = false."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server("[auth]\nsignature_v1 = false\n", binary=SERVER.binary)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_client_works(self):
+        c = Client(self.server.addr, token_cache=False)
+        self.assertEqual(c.whoami()["client_id"], "demo")
+        self.assertEqual((c.signature_versions, c.version), ([2], 2))
+        self.assertEqual(next(c.stream(topics="alerts"))["event"], "open")
+
+    def test_version_1_refused_naming_the_setting(self):
+        c = Client(self.server.addr, token_cache=False, signature_version=1)
+        with self.assertRaises(MdqsError) as cm:
+            c.whoami()
+        self.assertEqual(cm.exception.status, 401)
+        self.assertIn("X-Signature-Version: 2", cm.exception.detail)
+        self.assertIn("auth.signature_v1 = false", cm.exception.detail)
+        self.assertEqual(c.tokens_issued, 1, "a new token would not help")
+
+    def test_cache_file_from_before_version_2(self):
+        folder = tempfile.mkdtemp(prefix="mdqs-py-cache-")
+        try:
+            good = Client(self.server.addr, token_cache=False).token()
+            c = Client(self.server.addr, token_cache=folder)
+            mdqs.client._save_cached_token(c.token_cache_path, good, time.time() + 3600)  # no versions
+            self.assertEqual(c.whoami()["client_id"], "demo")
+            self.assertEqual((c.tokens_issued, c.version), (0, 2), "signed again with version 2, same token")
+            with open(c.token_cache_path) as f:
+                self.assertEqual(json.load(f)["signature_versions"], [2])
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class TestStream(ServerTest):
