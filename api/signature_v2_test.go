@@ -207,6 +207,27 @@ func TestSignatureV2SignsTheTargetAsSent(t *testing.T) {
 	}
 }
 
+// The canonical query sorts a repeated parameter's values, so their order
+// is not signed; a handler reads the first value, so whoever alters a
+// request in flight could pick it by reordering. Under version 2 a name
+// repeated with different values is refused (400); the same value twice
+// changes nothing and passes.
+func TestSignatureV2RefusesAReorderableRepeat(t *testing.T) {
+	h := newHarness(t)
+	h.addClient("c", "secret-c", clientOpts{})
+	tok := h.token("c", "secret-c")
+	const signedAs = "/v1/api/whoami?code=000001&code=600000"
+	hd := h.signedV2Header(tok, "GET", signedAs, nil)
+	status, detail := sendAsWritten(t, h, "GET", "/v1/api/whoami?code=600000&code=000001", hd)
+	if status != http.StatusBadRequest || !strings.Contains(detail, "parameter code is given more than once") {
+		t.Errorf("a repeated parameter reordered in flight: %d %q; want 400 naming it", status, detail)
+	}
+	const same = "/v1/api/whoami?page=1&page=1"
+	if status, detail := sendAsWritten(t, h, "GET", same, h.signedV2Header(tok, "GET", same, nil)); status != http.StatusOK {
+		t.Errorf("the same value twice: %d %q", status, detail)
+	}
+}
+
 // With auth.signature_v1 = false the MD5 form is refused with a detail
 // that names version 2 and the setting; version 2 works; any version but 1
 // and 2 is refused naming the accepted ones.

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"mdqs/internal/market"
 	"slices"
 	"strings"
 )
@@ -283,6 +284,13 @@ func (s *Service) checkSignature(token string, h Signed, body []byte) error {
 		if !signatureV2Matches(h.Signature, token, h.Method, h.Path, canonical, h.Timestamp, h.Nonce, body) {
 			return unauthorized(mismatchV2(h.Method, h.Path, canonical))
 		}
+		if name, ok := reorderable(canonical); ok {
+			// The canonical query sorts a repeated parameter's values, so
+			// their order is not signed, and a handler reads the first:
+			// whoever alters the request in flight could choose it.
+			return market.Errorf(market.KindInvalid, "parameter %s is given more than once with different values: "+
+				"signature version 2 does not bind their order, and the server reads the first; send it once", cut(name, 64))
+		}
 		return nil
 	}
 	if s.cfg.RefuseSignatureV1 {
@@ -291,17 +299,35 @@ func (s *Service) checkSignature(token string, h Signed, body []byte) error {
 	return unauthorized(detailVersionBoth)
 }
 
+// reorderable reports the first name a canonical query repeats with
+// different values (the pairs are sorted, so a name's pairs are adjacent).
+func reorderable(canonical string) (string, bool) {
+	var prevName, prevValue string
+	first := true
+	for canonical != "" {
+		var pair string
+		pair, canonical, _ = strings.Cut(canonical, "&")
+		name, value, _ := strings.Cut(pair, "=")
+		if !first && name == prevName && value != prevValue {
+			return name, true
+		}
+		prevName, prevValue, first = name, value, false
+	}
+	return "", false
+}
+
+func cut(s string, most int) string {
+	if len(s) > most {
+		return s[:most] + "..."
+	}
+	return s
+}
+
 // mismatchV2 is the detail of a version 2 signature that does not match:
 // what the server signed, so a client's author can compare (cut short; it
 // is the caller's own request, nothing secret).
 func mismatchV2(method, path, canonical string) string {
 	const most = 200
-	cut := func(s string) string {
-		if len(s) > most {
-			return s[:most] + "..."
-		}
-		return s
-	}
 	return fmt.Sprintf("signature mismatch (version 2: the server signed method %q, path %q, canonical query %q, "+
-		"then X-Timestamp, X-Nonce and the body's SHA-256, one per line)", cut(method), cut(path), cut(canonical))
+		"then X-Timestamp, X-Nonce and the body's SHA-256, one per line)", cut(method, most), cut(path, most), cut(canonical, most))
 }
