@@ -486,6 +486,10 @@ var placeholder = regexp.MustCompile(`\b(ID|SECRET|NAME|FILE|PATH|PG_PASSWORD|RE
 // examples run as written and print what they should.
 func TestDocExamples(t *testing.T) {
 	s := startServer(t)
+	// The examples are for a server that is up: the demo's first
+	// collections take seconds under -race, and a call that meets one
+	// answers 503 (rightly) after server.upstream_wait.
+	waitReady(t, s)
 	cache := t.TempDir()
 	var curl, python, calls int
 	for _, file := range docFiles(t) {
