@@ -501,3 +501,14 @@ CREATE TABLE nonces (
     expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX nonces_by_expiry ON nonces(expires_at);
+
+-- version 14
+-- Listing days as each source states them (issue 28): the terminal's
+-- base.dbf (SSDATE) knows many that its gbbq has no listing record for.
+-- An import replaces its source's rows whole.
+CREATE TABLE listing_days (
+    code   TEXT NOT NULL,
+    source TEXT NOT NULL,
+    day    INTEGER NOT NULL,
+    PRIMARY KEY (code, source)
+) WITHOUT ROWID;

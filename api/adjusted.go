@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"mdqs/db"
-	"mdqs/internal/adjust"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/indicator"
 	"mdqs/internal/kline"
@@ -129,14 +128,17 @@ func (s *Server) handleCorporateActions(w http.ResponseWriter, r *http.Request) 
 		}
 	}
 	// The listing day is hfq's anchor, whatever range was asked.
-	hfq := s.Actions.DefaultAnchor(adjust.HFQ, all)
-	var listing *string
+	hfq, stated, err := s.Actions.ListingDay(r.Context(), code, all)
+	if err != nil {
+		return err
+	}
+	var listing, listingFrom *string
 	if hfq != 0 {
 		d := hfq.String()
-		listing = &d
+		listing, listingFrom = &d, &stated
 	}
 	return ok(w, map[string]any{"code": code.String(), "count": len(items), "items": items, "listing_day": listing,
-		"source": s.sourceLabel(sourceOfActions(all))})
+		"listing_day_source": listingFrom, "source": s.sourceLabel(sourceOfActions(all))})
 }
 
 func sourceOfActions(actions []db.Action) string {

@@ -277,6 +277,60 @@ func TestCorporateActionsList(t *testing.T) {
 	}
 }
 
+// Issue 28: where the gbbq has no listing record, 后复权 is anchored at
+// the listing day of the terminal's base.dbf, and the actions answer says
+// so; where it has one, the gbbq's record wins over base.dbf's day.
+func TestListingDayFromBaseDBFWhenTheGBBQLacksIt(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	ctx := context.Background()
+	code := market.MustCode("600519.SH")
+	// 600519's actions without their listing record.
+	all, err := h.store.Actions(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.ReplaceActions(ctx, "tdx", all[1:]); err != nil {
+		t.Fatal(err)
+	}
+	listing := func() (string, string) {
+		t.Helper()
+		r := h.signed(http.MethodGet, "/v1/api/corporate_actions?code=600519.SH", tok, nil)
+		r.expect(t, 200, "OK")
+		var a struct {
+			ListingDay       *string `json:"listing_day"`
+			ListingDaySource *string `json:"listing_day_source"`
+		}
+		if err := json.Unmarshal(r.data, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.ListingDay == nil || a.ListingDaySource == nil {
+			return "", ""
+		}
+		return *a.ListingDay, *a.ListingDaySource
+	}
+	if d, src := listing(); d != "" || src != "" {
+		t.Fatalf("no listing record and no base.dbf: listing %q from %q, want none", d, src)
+	}
+	if err := h.store.ReplaceListingDays(ctx, "tdx", map[market.Code]market.Day{code: 20010827}); err != nil {
+		t.Fatal(err)
+	}
+	if d, src := listing(); d != "2001-08-27" || src != "base.dbf" {
+		t.Fatalf("with base.dbf: listing %q from %q, want 2001-08-27 from base.dbf", d, src)
+	}
+	rng := "code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20"
+	if _, hq := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq"); hq.Anchor != "2001-08-27" {
+		t.Errorf("hfq anchor %q, want base.dbf's 2001-08-27", hq.Anchor)
+	}
+	putTestActions(t, h) // the gbbq's listing record again
+	if err := h.store.ReplaceListingDays(ctx, "tdx", map[market.Code]market.Day{code: 20010901}); err != nil {
+		t.Fatal(err)
+	}
+	if d, src := listing(); d != "2001-08-27" || src != "gbbq" {
+		t.Errorf("with both: listing %q from %q, want the gbbq's 2001-08-27", d, src)
+	}
+}
+
 // Today's forming bars are joined and adjusted like the final ones.
 func TestAdjustedJoinsTodaysFormingBars(t *testing.T) {
 	h, tok := klineClient(t)

@@ -155,3 +155,42 @@ func TestDemoRefreshStoresActionsAsTheDemos(t *testing.T) {
 		}
 	}
 }
+
+// Issue 28: the terminal's base.dbf gives the listing days (SSDATE) its
+// gbbq has no listing record for; a newer file replaces them, and one
+// that cannot be read is a problem that leaves them as they were.
+func TestRefreshImportsTheListingDaysOfBaseDBF(t *testing.T) {
+	b, store, dir := newBridge(t)
+	ctx := context.Background()
+	if rep, err := b.Refresh(ctx, nil); err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("refresh = %+v, %v", rep, err)
+	}
+	for _, r := range bridgetest.Base {
+		if d, src, err := store.ListingDay(ctx, r.Code); err != nil || d != r.Listed || src != bridge.Source {
+			t.Errorf("%s: listing day %v from %q, %v; want %v from %q", r.Code, d, src, err, r.Listed, bridge.Source)
+		}
+	}
+	path := filepath.Join(dir, "T0002", "hq_cache", "base.dbf")
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(path, tdx.EncodeBaseDBF(bridgetest.Base[:1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, later, later)
+	if _, err := b.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := store.ListingDay(ctx, bridgetest.Base[2].Code); market.KindOf(err) != market.KindNotFound {
+		t.Errorf("a code the newer file leaves out: %v, %v; want none", d, err)
+	}
+	if err := os.WriteFile(path, []byte("not a dBASE table at all, but long enough to have a header"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, later.Add(time.Minute), later.Add(time.Minute))
+	rep, err := b.Refresh(ctx, nil)
+	if err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Error, "base.dbf") {
+		t.Fatalf("an unreadable base.dbf: %+v, %v; want one problem naming it", rep, err)
+	}
+	if d, _, err := store.ListingDay(ctx, bridgetest.Base[0].Code); err != nil || d != bridgetest.Base[0].Listed {
+		t.Errorf("after an unreadable file: %v, %v; want the days kept", d, err)
+	}
+}

@@ -273,6 +273,13 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 			}
 			states = append(states, st)
 			continue
+		case tdx.KindBase:
+			st, err := s.importListingDays(ctx, f, rep)
+			if err != nil {
+				return err
+			}
+			states = append(states, st)
+			continue
 		default:
 			blocks = true
 		}
@@ -310,6 +317,42 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 	return s.store.SaveFileStates(ctx, states, now)
 }
 
+// problems reports a reader's error, each of a joined list on its own.
+func (s *Service) problems(f tdx.File, err error, rep *Report) {
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if list, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = list.Unwrap()
+	}
+	for _, e := range errs {
+		rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: e.Error()})
+	}
+}
+
+// importListingDays makes the store's listing days of the terminal those
+// of its base.dbf (SSDATE): 后复权's anchor where the gbbq has no listing
+// record. Bad rows are problems and the good ones are imported; a file
+// that yields none and an error leaves the stored days as they were.
+func (s *Service) importListingDays(ctx context.Context, f tdx.File, rep *Report) (db.FileState, error) {
+	rows, err := tdx.ReadBaseDBF(f.Path)
+	s.problems(f, err, rep)
+	if len(rows) == 0 && err != nil {
+		return s.state(f, 0, err), nil
+	}
+	days := make(map[market.Code]market.Day, len(rows))
+	for _, r := range rows {
+		if r.Listed != 0 {
+			days[r.Code] = r.Listed
+		}
+	}
+	if werr := s.store.ReplaceListingDays(ctx, s.storeSource(), days); werr != nil {
+		return db.FileState{}, werr
+	}
+	return s.state(f, len(rows), err), nil
+}
+
 // importActions makes the store's actions of the terminal those of its
 // gbbq, and returns the file's state to record. The file is one table of
 // every code's events, so it replaces the stored actions whole; the store
@@ -320,15 +363,7 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 // the stored actions as they were, rather than erasing every code's.
 func (s *Service) importActions(ctx context.Context, f tdx.File, rep *Report) (db.FileState, error) {
 	events, err := tdx.ReadGBBQ(f.Path)
-	if err != nil {
-		if list, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range list.Unwrap() {
-				rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: e.Error()})
-			}
-		} else {
-			rep.Problems = append(rep.Problems, Problem{File: s.rel(f.Path), Error: err.Error()})
-		}
-	}
+	s.problems(f, err, rep)
 	if len(events) == 0 && err != nil {
 		return s.state(f, 0, err), nil
 	}

@@ -92,7 +92,7 @@ func (s *Service) UpstreamSeries(ctx context.Context, code market.Code, freq mar
 	var at market.Day
 	switch mode {
 	case adjust.QFQ:
-		fqt, at = upstream.FqtQFQ, s.DefaultAnchor(adjust.QFQ, nil)
+		fqt, at = upstream.FqtQFQ, s.window.CurrentTradingDay(s.cal, s.clock.Now())
 	case adjust.HFQ:
 		fqt = upstream.FqtHFQ
 	default:

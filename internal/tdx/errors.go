@@ -98,6 +98,21 @@ func named(err error, file string) error {
 	return err
 }
 
+// namedAll is named for each error of a joined list (a decoder's
+// errorList), so every bad row says its file.
+func namedAll(err error, file string) error {
+	if list, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range list.Unwrap() {
+			named(e, file)
+		}
+		return err
+	}
+	if err == nil {
+		return nil
+	}
+	return named(err, file)
+}
+
 func formatErr(off int64, format string, args ...any) *FormatError {
 	return &FormatError{Offset: off, Reason: fmt.Sprintf(format, args...)}
 }

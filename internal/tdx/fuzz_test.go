@@ -7,6 +7,7 @@ package tdx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -465,6 +466,43 @@ func FuzzGBBQ(f *testing.F) {
 		again, errs := drain(t, func() iter.Seq2[GBBQEvent, error] { return GBBQ(bytes.NewReader(out)) }, 1)
 		if len(errs) != 0 || fmt.Sprint(again) != fmt.Sprint(events) {
 			t.Fatalf("re-encoded records differ: %v", errs)
+		}
+	})
+}
+
+// FuzzBaseDBF: base.dbf's reader returns FormatErrors only, never panics,
+// never more rows than the header counts, and every row it keeps has a
+// code that parses and days that exist.
+func FuzzBaseDBF(f *testing.F) {
+	f.Add(EncodeBaseDBF([]BaseRecord{{Code: market.MustCode("000001.SZ"), Listed: 19910403, Updated: 20201030, TotalShares: 1e10, FloatShares: 1e10}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := DecodeBaseDBF(data)
+		if err != nil {
+			errs := []error{err}
+			if list, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = list.Unwrap()
+			}
+			for _, e := range errs {
+				var fe *FormatError
+				if !errors.As(e, &fe) && !strings.HasPrefix(e.Error(), "tdx: and ") {
+					t.Fatalf("not a FormatError: %v", e)
+				}
+			}
+		}
+		if len(data) >= 8 && len(rows) > int(binary.LittleEndian.Uint32(data[4:])) {
+			t.Fatalf("%d rows from a header of %d", len(rows), binary.LittleEndian.Uint32(data[4:]))
+		}
+		for _, r := range rows {
+			if _, perr := market.ParseCode(r.Code.String()); perr != nil {
+				t.Fatalf("row code %v: %v", r.Code, perr)
+			}
+			for _, d := range []market.Day{r.Listed, r.Updated} {
+				if d != 0 {
+					if _, perr := market.ParseDay(d.String()); perr != nil {
+						t.Fatalf("row day %v: %v", d, perr)
+					}
+				}
+			}
 		}
 	})
 }

@@ -26,6 +26,7 @@ const (
 	KindIncon      Kind = "incon"      // incon.dat, industry code → name
 	KindTNF        Kind = "tnf"        // {sh,sz}m.tnf (314-byte) or {sh,sz,bj}s.tnf (360-byte) names
 	KindGBBQ       Kind = "gbbq"       // T0002/hq_cache/gbbq, ex-rights and share-capital events
+	KindBase       Kind = "base"       // T0002/hq_cache/base.dbf, capital and listing day per stock
 	KindBlockNew   Kind = "blocknew"   // T0002/blocknew/blocknew.cfg, user block list
 	KindBLK        Kind = "blk"        // T0002/blocknew/*.blk, user block members (ZXG = watchlist)
 )

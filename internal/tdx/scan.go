@@ -215,6 +215,8 @@ func hqCacheKind(name string) (Kind, bool) {
 		return KindIncon, true
 	case "gbbq":
 		return KindGBBQ, true
+	case "base.dbf":
+		return KindBase, true
 	}
 	return "", false
 }

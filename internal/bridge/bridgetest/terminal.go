@@ -45,6 +45,15 @@ func MinuteBars(day market.Day, base float64) []market.Bar {
 	return out
 }
 
+// Base is the folder's T0002/hq_cache/base.dbf: the listing days (SSDATE)
+// of 600519.SH and 000001.SZ, neither of which the GBBQ below has a
+// listing record for, and of a code without a row elsewhere.
+var Base = []tdx.BaseRecord{
+	{Code: market.MustCode("000001.SZ"), Listed: 19910403, Updated: 20201030, TotalShares: 19405918700, FloatShares: 19405600000},
+	{Code: market.MustCode("600519.SH"), Listed: 20010827, Updated: 20201030, TotalShares: 1256197800, FloatShares: 1256197800},
+	{Code: market.MustCode("601088.SH"), Listed: 20071009, Updated: 20201030, TotalShares: 19868519955, FloatShares: 16491037955},
+}
+
 // GBBQ is the folder's T0002/hq_cache/gbbq: 600519.SH's bonus and two
 // cash dividends, a rights issue of 000001.SZ with a share change on its
 // day, and a dividend of 000001.SZ announced for after Days, as a real
@@ -143,6 +152,10 @@ func Write(t testing.TB, dir string) {
 		return tdx.WriteTNF(b, tdx.TNFHeader{Server: "fake"}, tdx.TNF314, []tdx.Security{{Code: code("000001.SZ"), Name: "平安银行", Decimals: 2, LotSize: 100}})
 	})
 	put("T0002/hq_cache/gbbq", func(b *bytes.Buffer) error { return tdx.WriteGBBQ(b, GBBQ) })
+	put("T0002/hq_cache/base.dbf", func(b *bytes.Buffer) error {
+		_, err := b.Write(tdx.EncodeBaseDBF(Base))
+		return err
+	})
 	put("T0002/blocknew/blocknew.cfg", func(b *bytes.Buffer) error {
 		return tdx.WriteBlockNewCfg(b, []tdx.UserBlock{{Name: "我的白马", Stem: "WDBM"}})
 	})
