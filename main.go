@@ -44,6 +44,7 @@ import (
 	"mdqs/internal/quote"
 	"mdqs/internal/ranking"
 	"mdqs/internal/screener"
+	"mdqs/internal/secmaster"
 	"mdqs/internal/sources"
 	"mdqs/internal/stream"
 	"mdqs/internal/upstream"
@@ -337,6 +338,15 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// screens, alerts and /v1/api/quotes share one upstream walk.
 	single, quoteSource := src.SingleQuotes()
 	quotes := quote.New(src.Quotes(), single, cal, clock, quote.Config{Age: cfg.Screener.QuoteAge.Duration, Source: quoteSource})
+	// Each trading day's final quote list, recorded after the close: the
+	// universe and names of the day, which no source keeps.
+	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
+	if src.Demo != nil {
+		// The demo market knows its past: its record starts with its
+		// history, as a live one's starts on the first day mdqs runs.
+		secCfg.History, secCfg.BackfillDays = src.Demo, min(cfg.Demo.HistoryDays, securitiesBackfill)
+	}
+	securities := secmaster.New(store, quotes, cal, clock, secCfg)
 	frame := screener.NewFrame(store, quotes, src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock, 0)
 	if src.IsDemo() && cfg.Demo.HistoryDays > 0 {
 		frame.ReadHistoryFrom(src.Demo)
@@ -396,6 +406,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Gate: func(now time.Time) bool { return alerts.InWindow(now) && hub.Wants(stream.Quote) },
 		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "record-securities", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
@@ -418,10 +429,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
-		Actions:  actions,
-		Quotes:   quotes,
-		Alerts:   alerts,
-		Calendar: cal, Jobs: runner, Log: log, Clock: clock,
+		Actions:    actions,
+		Securities: securities,
+		Quotes:     quotes,
+		Alerts:     alerts,
+		Calendar:   cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
@@ -655,3 +667,7 @@ func rateLimits(l config.Limits, shared api.SharedLimits) api.Limits {
 	}
 	return out
 }
+
+// securitiesBackfill bounds the demo's back-filled record: each day is a
+// quote list of the whole demo market (5,300 stocks at real size).
+const securitiesBackfill = 60

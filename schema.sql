@@ -512,3 +512,30 @@ CREATE TABLE listing_days (
     day    INTEGER NOT NULL,
     PRIMARY KEY (code, source)
 ) WITHOUT ROWID;
+
+-- version 15
+-- The security master's timeline (issue 28): what each code was on each
+-- day a source recorded. A span says field had value from first_day to
+-- last_day, both recorded days of source; last_day is NULL while the span
+-- goes on (to the source's last recorded day), so a day on which nothing
+-- changes writes nothing but its security_days row. field: listed (value
+-- ''), name, st ('ST' or '*ST'), suspended (value ''). security_days
+-- lists the days each source recorded, so a day it missed is known.
+CREATE TABLE security_spans (
+    code      TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    first_day INTEGER NOT NULL,
+    last_day  INTEGER,
+    source    TEXT NOT NULL,
+    PRIMARY KEY (code, field, source, first_day)
+) WITHOUT ROWID;
+CREATE INDEX security_spans_by_day ON security_spans(source, last_day, first_day);
+
+CREATE TABLE security_days (
+    day         INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    codes       INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (day, source)
+) WITHOUT ROWID;

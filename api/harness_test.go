@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"mdqs/internal/alert"
+	"mdqs/internal/secmaster"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -136,6 +137,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	// Screens read the quote service's snapshot, as main wires them: one
 	// source call serves both.
 	deps.Quotes = quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
+	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secmaster.Config{RecordAfter: 15*60 + 5})
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)

@@ -13,13 +13,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"mdqs/db"
 	"mdqs/internal/kline"
+	"mdqs/internal/market"
+	"mdqs/internal/secmaster"
 )
 
 // contract validates requests and responses against the served OpenAPI
@@ -270,6 +274,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if err := h.api.Info.Finance.Job(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	recordSecurityDays(t, h.store)
 	pending := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 1","idempotency_key":"k1"}`), admin)
 	pendingID, _ := dataOf(pending)["id"].(string)
 	want(200, http.MethodPost, "/v1/api/screener/queue/cancel", []byte(`{"id":"`+pendingID+`"}`), admin)
@@ -353,6 +358,14 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/indicators/micro_momentum?code=300750.SZ&freq=1m", ""},
 		{200, "GET", "/v1/api/monitor/chip_metrics?sort=profit_ratio&order=desc&page_size=5", ""},
 		{400, "GET", "/v1/api/monitor/chip_metrics?sort=color", ""},
+
+		// The security master.
+		{200, "GET", "/v1/api/securities", ""},
+		{200, "GET", "/v1/api/securities?date=2026-11-20&type=stock&board=main&st=true", ""},
+		{404, "GET", "/v1/api/securities?date=2026-11-02", ""},
+		{400, "GET", "/v1/api/securities?board=gem", ""},
+		{200, "GET", "/v1/api/securities/history?code=600001.SH", ""},
+		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
 
 		// The terminal bridge.
 		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},
@@ -460,5 +473,25 @@ func TestRateLimitAnswerMatchesOpenAPI(t *testing.T) {
 			t.Fatalf("request %d = %d, want %d", i, r.status, want)
 		}
 		c.check(http.MethodGet, "/v1/api/boards/industry", nil, hdr, r)
+	}
+}
+
+// recordSecurityDays records two days of a small universe: a stock put
+// under a risk warning on the second and delisted after it, and one
+// suspended on the first.
+func recordSecurityDays(t *testing.T, store *db.Store) {
+	t.Helper()
+	c := market.MustCode
+	days := []struct {
+		day market.Day
+		obs []db.SecurityObservation
+	}{
+		{20261119, []db.SecurityObservation{{Code: c("000001.SZ"), Name: "平安银行"}, {Code: c("600001.SH"), Name: "甲钢"}, {Code: c("600519.SH"), Name: "贵州茅台", Suspended: true}}},
+		{20261120, []db.SecurityObservation{{Code: c("000001.SZ"), Name: "平安银行"}, {Code: c("600001.SH"), Name: "*ST甲钢", ST: "*ST"}, {Code: c("600519.SH"), Name: "贵州茅台"}}},
+	}
+	for _, d := range days {
+		if _, err := store.RecordSecurityDay(context.Background(), secmaster.Source, d.day, d.obs, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"mdqs/internal/quote"
 	"mdqs/internal/ranking"
 	"mdqs/internal/screener"
+	"mdqs/internal/secmaster"
 	"mdqs/internal/stream"
 	"mdqs/internal/upstream"
 	"mdqs/jobs"
@@ -40,6 +41,7 @@ type Deps struct {
 	Klines       *kline.Service
 	Pager        *kline.Pager
 	Actions      *corpaction.Service // corporate actions and adjusted prices; nil: not served
+	Securities   *secmaster.Service  // the point-in-time security master; nil: not served
 	Alerts       *alert.Service      // standing screens; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
@@ -226,6 +228,9 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.waits(s.handleMACDBS))
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.waits(s.handleMicroMomentum))
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.handleChipMetrics))
+
+	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.handleSecurities)
+	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

@@ -433,3 +433,24 @@ CREATE TABLE listing_days (
     day    INTEGER NOT NULL,
     PRIMARY KEY (code, source)
 );
+
+-- version 15
+-- The security master's timeline (issue 28); see schema.sql.
+CREATE TABLE security_spans (
+    code      TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    first_day BIGINT NOT NULL,
+    last_day  BIGINT,
+    source    TEXT NOT NULL,
+    PRIMARY KEY (code, field, source, first_day)
+);
+CREATE INDEX security_spans_by_day ON security_spans(source, last_day, first_day);
+
+CREATE TABLE security_days (
+    day         BIGINT NOT NULL,
+    source      TEXT NOT NULL,
+    codes       BIGINT NOT NULL,
+    recorded_at BIGINT NOT NULL,
+    PRIMARY KEY (day, source)
+);

@@ -166,8 +166,8 @@ func TestRefreshImportsTheListingDaysOfBaseDBF(t *testing.T) {
 		t.Fatalf("refresh = %+v, %v", rep, err)
 	}
 	for _, r := range bridgetest.Base {
-		if d, src, err := store.ListingDay(ctx, r.Code); err != nil || d != r.Listed || src != bridge.Source {
-			t.Errorf("%s: listing day %v from %q, %v; want %v from %q", r.Code, d, src, err, r.Listed, bridge.Source)
+		if d, src, err := store.ListingDay(ctx, r.Code); err != nil || d != r.Listed || src != tdx.BaseDBFSource {
+			t.Errorf("%s: listing day %v from %q, %v; want %v from %q", r.Code, d, src, err, r.Listed, tdx.BaseDBFSource)
 		}
 	}
 	path := filepath.Join(dir, "T0002", "hq_cache", "base.dbf")

@@ -347,7 +347,7 @@ func (s *Service) importListingDays(ctx context.Context, f tdx.File, rep *Report
 			days[r.Code] = r.Listed
 		}
 	}
-	if werr := s.store.ReplaceListingDays(ctx, s.storeSource(), days); werr != nil {
+	if werr := s.store.ReplaceListingDays(ctx, tdx.BaseDBFSource, days); werr != nil {
 		return db.FileState{}, werr
 	}
 	return s.state(f, len(rows), err), nil

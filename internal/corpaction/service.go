@@ -90,8 +90,8 @@ func (s *Service) DefaultAnchor(ctx context.Context, mode adjust.Mode, code mark
 
 // Where a listing day came from, as answers name it.
 const (
-	ListingFromGBBQ    = "gbbq"     // the gbbq's listing record (a share change from zero)
-	ListingFromBaseDBF = "base.dbf" // the terminal's base.dbf, SSDATE
+	ListingFromGBBQ    = "gbbq"            // the gbbq's listing record (a share change from zero)
+	ListingFromBaseDBF = tdx.BaseDBFSource // the terminal's base.dbf, SSDATE
 )
 
 // ListingDay is code's listing day and where it came from: the gbbq's

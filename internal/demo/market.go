@@ -134,6 +134,29 @@ func (m *Market) Stocks() []Stock {
 	return out
 }
 
+// NamesOn are the names of the stocks listed by day: the demo's universe
+// of that day, as the security master records it (the demo's names do not
+// change).
+func (m *Market) NamesOn(day market.Day) map[market.Code]string {
+	out := make(map[market.Code]string, len(m.u.stocks))
+	for i := range m.u.stocks {
+		if s := &m.u.stocks[i]; s.listed <= day {
+			out[s.code] = s.name
+		}
+	}
+	return out
+}
+
+// ListingDays are the stocks' listing days, as a listing source states
+// them (the security master's, for the demo).
+func (m *Market) ListingDays() map[market.Code]market.Day {
+	out := make(map[market.Code]market.Day, len(m.u.stocks))
+	for i := range m.u.stocks {
+		out[m.u.stocks[i].code] = m.u.stocks[i].listed
+	}
+	return out
+}
+
 // Boards lists the industry or concept boards in code order; nil for
 // another kind.
 func (m *Market) Boards(kind market.SectorKind) []Board {

@@ -10,6 +10,10 @@ import (
 	"mdqs/internal/market"
 )
 
+// BaseDBFSource names the facts base.dbf gives (listing days) where they
+// are stored and answered.
+const BaseDBFSource = "base.dbf"
+
 // BaseRecord is one row of T0002/hq_cache/base.dbf (tdx.md §6.3), the
 // terminal's table of each stock's capital and accounts: what mdqs takes
 // from it is the listing day (SSDATE), which many codes' gbbq lacks, and

@@ -804,6 +804,22 @@ class Client:
         """The corporate actions (除权除息, share changes) behind adjusted bars."""
         return self._rows(self.get("/v1/api/corporate_actions", code=code, start=start, end=end), "items", as_frame)
 
+    def securities(self, date: Optional[str] = None, type: Optional[str] = None, board: Optional[str] = None,
+                   st: Optional[bool] = None, as_frame: bool = False) -> Any:
+        """The universe as it was on ``date`` (default: the last recorded day):
+        codes delisted since included, each with its name, ST status and
+        suspension of that day. ``data`` with ``items`` (a frame of them with
+        ``as_frame``, the rest in ``attrs``)."""
+        flag = None if st is None else ("true" if st else "false")
+        data = self.get("/v1/api/securities", date=date, type=type, board=board, st=flag)
+        return self._rows(data, "items", as_frame)
+
+    def security_history(self, code: str, as_frame: bool = False) -> Any:
+        """One code's timeline: its listed spans, names (曾用名), ST spells and
+        suspensions with their days. ``data`` with ``spans`` (a frame of them
+        with ``as_frame``)."""
+        return self._rows(self.get("/v1/api/securities/history", code=code), "spans", as_frame)
+
     def macd_bs(self, code: str, freq: str = "D", start: Optional[str] = None, end: Optional[str] = None,
                 limit: Optional[int] = None) -> Any:
         """MACD buy/sell/add marks (GET /v1/api/indicators/macd_bs)."""

@@ -263,6 +263,20 @@ class TestFunctions(ServerTest):
         self.assertEqual(ca["code"], self.code)
         self.assertIsInstance(ca["items"], list)
 
+    def test_securities(self):
+        # The demo's record starts with its history: a past day's universe.
+        u = self.client.securities()
+        self.assertGreater(u["count"], 0)
+        self.assertEqual(u["date"], u["recorded"]["to"])
+        first = self.client.securities(date=u["recorded"]["from"], type="stock", st=False)
+        self.assertTrue(all(x["st"] is None for x in first["items"]))
+        h = self.client.security_history(self.code)
+        self.assertEqual(h["code"], self.code)
+        self.assertEqual(h["spans"][0]["field"], "listed")
+        with self.assertRaises(MdqsError) as cm:
+            self.client.securities(date="2000-01-04")
+        self.assertEqual(cm.exception.status, 404)
+
     def test_indicators(self):
         self.assertIn("marks", self.client.macd_bs(self.code, "D"))
         self.assertIn("micro_vol_ratio", self.client.micro_momentum(self.code, "D"))
@@ -783,6 +797,14 @@ class TestFrames(ServerTest):
         self.assertEqual(str(df["volume"].dtype), "Int64")
         self.assertEqual(df.index[0].hour, 15)  # a daily bar closes at 15:00 Shanghai time
         self.assertEqual(df.attrs["code"], self.code)
+
+    def test_securities_frames(self):
+        df = self.client.securities(as_frame=True)
+        self.assertGreater(len(df), 0)
+        self.assertEqual(str(df["suspended"].dtype), "bool")
+        self.assertIn("recorded", df.attrs)
+        spans = self.client.security_history(self.code, as_frame=True)
+        self.assertIn("field", spans.columns)
 
     def test_other_frames(self):
         self.assertGreater(len(self.client.top50(top=3, as_frame=True)), 0)

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"net/http"
+
+	"mdqs/db"
+	"mdqs/internal/market"
+	"mdqs/internal/secmaster"
+)
+
+type securityItem struct {
+	Code            string  `json:"code"`
+	Name            string  `json:"name"`
+	Type            string  `json:"type"`
+	Board           *string `json:"board"`
+	ST              *string `json:"st"`
+	Suspended       bool    `json:"suspended"`
+	ListedDay       *string `json:"listed_day"`
+	ListedDaySource *string `json:"listed_day_source"`
+}
+
+type recordedRange struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Days int    `json:"days"`
+}
+
+func recordedOf(r db.RecordedDays) recordedRange {
+	return recordedRange{From: r.First.String(), To: r.Last.String(), Days: r.Count}
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func listedOf(l db.ListedOn) (day, source *string) {
+	if l.Day == 0 {
+		return nil, nil
+	}
+	return optional(l.Day.String()), optional(l.Source)
+}
+
+// handleSecurities is GET /v1/api/securities: the universe as it was on a
+// day, from the daily record of the quote list.
+func (s *Server) handleSecurities(w http.ResponseWriter, r *http.Request) error {
+	if s.Securities == nil {
+		return market.NotConfigured("the security master is not served by this server")
+	}
+	q := newQuery(r)
+	var day market.Day
+	if q.has("date") {
+		day, _ = q.day("date", "")
+	}
+	var f secmaster.Filter
+	f.Type = market.SecurityType(q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "preferred", "abs", "other"))
+	f.Board = q.oneOf("board", "", "", "main", "chinext", "star", "bse")
+	if q.has("st") {
+		st := q.flag("st")
+		f.ST = &st
+	}
+	if err := q.Err(); err != nil {
+		return err
+	}
+	if day == 0 {
+		rec, err := s.Securities.Recorded(r.Context())
+		if err != nil {
+			return err
+		}
+		day = rec.Last
+	}
+	list, rec, err := s.Securities.Universe(r.Context(), day, f)
+	if err != nil {
+		return err
+	}
+	items := make([]securityItem, len(list))
+	for i, sec := range list {
+		items[i] = securityItem{Code: sec.Code.String(), Name: sec.Name, Type: string(sec.Type), Board: optional(sec.Board),
+			ST: optional(sec.ST), Suspended: sec.Suspended}
+		items[i].ListedDay, items[i].ListedDaySource = listedOf(sec.Listed)
+	}
+	return ok(w, map[string]any{"date": day.String(), "count": len(items), "items": items, "recorded": recordedOf(rec),
+		"source": s.sourceLabel(secmaster.Source)})
+}
+
+type spanItem struct {
+	Field  string  `json:"field"`
+	Value  *string `json:"value"`
+	From   string  `json:"from"`
+	To     string  `json:"to"`
+	Source string  `json:"source"`
+}
+
+// handleSecurityHistory is GET /v1/api/securities/history: one code's
+// timeline.
+func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) error {
+	if s.Securities == nil {
+		return market.NotConfigured("the security master is not served by this server")
+	}
+	q := newQuery(r)
+	code, _ := q.code("code", true)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	t, err := s.Securities.History(r.Context(), code)
+	if err != nil {
+		return err
+	}
+	spans := make([]spanItem, len(t.Spans))
+	for i, sp := range t.Spans {
+		spans[i] = spanItem{Field: sp.Field, Value: optional(sp.Value), From: sp.First.String(), To: sp.Last.String(), Source: s.sourceLabel(sp.Source)}
+	}
+	listed, listedFrom := listedOf(t.Listed)
+	var lastSeen *string
+	if t.LastSeen != 0 {
+		lastSeen = optional(t.LastSeen.String())
+	}
+	return ok(w, map[string]any{"code": t.Code.String(), "type": string(t.Type), "board": optional(t.Board),
+		"listed_day": listed, "listed_day_source": listedFrom, "last_seen": lastSeen,
+		"recorded": recordedOf(t.Recorded), "spans": spans, "source": s.sourceLabel(secmaster.Source)})
+}

@@ -1,0 +1,146 @@
+package secmaster_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"mdqs/db"
+	"mdqs/db/dbtest"
+	"mdqs/internal/market"
+	"mdqs/internal/secmaster"
+)
+
+func TestSTOf(t *testing.T) {
+	for name, want := range map[string]string{"ST甲钢": "ST", "*ST乙科": "*ST", "S*ST丙": "*ST", "SST丁": "ST", " st戊 ": "ST",
+		"平安银行": "", "STAR": "ST", "N丙": "", "": ""} {
+		if got := secmaster.STOf(name); got != want {
+			t.Errorf("STOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestBoard(t *testing.T) {
+	for code, want := range map[string]string{"600000.SH": "main", "000001.SZ": "main", "002594.SZ": "main", "300750.SZ": "chinext",
+		"688981.SH": "star", "430047.BJ": "bse", "920001.BJ": "bse", "000001.SH": "", "510300.SH": ""} {
+		if got := secmaster.Board(market.MustCode(code)); got != want {
+			t.Errorf("Board(%s) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+// quoteList is a quote source whose list a test sets.
+type quoteList struct{ qs []market.Quote }
+
+func (q *quoteList) Quotes(context.Context) ([]market.Quote, error) { return q.qs, nil }
+
+// The job records a trading day's list once, after the close only; the
+// universe of a past day keeps a code delisted since, with its name and
+// ST status of that day; a day not recorded is a not-found naming the
+// recorded range.
+func TestRecordedUniverseIsPointInTime(t *testing.T) {
+	store := dbtest.Open(t)
+	ctx := context.Background()
+	clock := market.NewFixedClock(time.Date(2026, 11, 24, 14, 0, 0, 0, market.Shanghai()))
+	list := &quoteList{}
+	svc := secmaster.New(store, list, market.DefaultCalendar(), clock, secmaster.Config{RecordAfter: 15*60 + 5})
+	q := func(code, name string, vol int64) market.Quote {
+		return market.Quote{Code: market.MustCode(code), Name: name, Price: 10, Volume: vol}
+	}
+	list.qs = []market.Quote{q("600001.SH", "ST甲钢", 100), q("000002.SZ", "乙科", 0)}
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Universe(ctx, 20261124, secmaster.Filter{}); market.KindOf(err) != market.KindNotFound {
+		t.Fatalf("before the close nothing is recorded; universe: %v", err)
+	}
+	clock.Set(time.Date(2026, 11, 24, 15, 10, 0, 0, market.Shanghai()))
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(time.Date(2026, 11, 25, 15, 10, 0, 0, market.Shanghai()))
+	list.qs = []market.Quote{q("000002.SZ", "乙科", 50)} // 600001 delisted
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u, rec, err := svc.Universe(ctx, 20261124, secmaster.Filter{})
+	if err != nil || rec.First != 20261124 || rec.Last != 20261125 || len(u) != 2 {
+		t.Fatalf("universe of 2026-11-24 = %+v, %+v, %v", u, rec, err)
+	}
+	if u[0].Code.Symbol != "000002" || !u[0].Suspended || u[1].Code.Symbol != "600001" || u[1].ST != "ST" || u[1].Name != "ST甲钢" {
+		t.Errorf("2026-11-24: %+v", u)
+	}
+	yes := true
+	if st, _, _ := svc.Universe(ctx, 20261124, secmaster.Filter{ST: &yes}); len(st) != 1 || st[0].Code.Symbol != "600001" {
+		t.Errorf("st=true on 2026-11-24: %+v", st)
+	}
+	if u, _, _ := svc.Universe(ctx, 20261125, secmaster.Filter{}); len(u) != 1 || u[0].Suspended {
+		t.Errorf("2026-11-25: %+v; want 000002 alone, trading", u)
+	}
+	_, _, err = svc.Universe(ctx, 20261120, secmaster.Filter{})
+	if market.KindOf(err) != market.KindNotFound || !strings.Contains(err.Error(), "2026-11-24 to 2026-11-25") {
+		t.Errorf("a day before the record: %v; want not found naming the recorded range", err)
+	}
+	h, err := svc.History(ctx, market.MustCode("600001.SH"))
+	if err != nil || h.LastSeen != 20261124 || len(h.Spans) != 3 {
+		t.Fatalf("history of 600001 = %+v, %v; want last seen 2026-11-24 and 3 spans", h, err)
+	}
+	if _, err := svc.History(ctx, market.MustCode("600999.SH")); market.KindOf(err) != market.KindNotFound {
+		t.Errorf("a code never recorded: %v", err)
+	}
+	if err := store.ReplaceListingDays(ctx, "tdx", map[market.Code]market.Day{market.MustCode("000002.SZ"): 19910129}); err != nil {
+		t.Fatal(err)
+	}
+	if u, _, _ := svc.Universe(ctx, 20261125, secmaster.Filter{}); u[0].Listed != (db.ListedOn{Day: 19910129, Source: "tdx"}) {
+		t.Errorf("listing day from base.dbf: %+v", u[0].Listed)
+	}
+}
+
+// history is a past the test writes: on each day, the codes listed then.
+type history struct {
+	on func(day market.Day) map[market.Code]string
+}
+
+func (h history) NamesOn(day market.Day) map[market.Code]string { return h.on(day) }
+
+func (h history) ListingDays() map[market.Code]market.Day {
+	return map[market.Code]market.Day{market.MustCode("300003.SZ"): 20261119}
+}
+
+// A source that knows its past (the demo) back-fills the days before the
+// first record, oldest first and only once; a listing within them starts
+// the code's listed span there, and its listing day is stated.
+func TestBackfillFromAPastTheSourceKnows(t *testing.T) {
+	store := dbtest.Open(t)
+	ctx := context.Background()
+	clock := market.NewFixedClock(time.Date(2026, 11, 24, 10, 0, 0, 0, market.Shanghai()))
+	calls := 0
+	h := history{on: func(d market.Day) map[market.Code]string {
+		calls++
+		names := map[market.Code]string{market.MustCode("000002.SZ"): "ST乙科"}
+		if d >= 20261119 {
+			names[market.MustCode("300003.SZ")] = "N丙"
+		}
+		return names
+	}}
+	svc := secmaster.New(store, &quoteList{}, market.DefaultCalendar(), clock,
+		secmaster.Config{RecordAfter: 15*60 + 5, History: h, BackfillDays: 5})
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := svc.Recorded(ctx)
+	if err != nil || rec.First != 20261117 || rec.Last != 20261123 || rec.Count != 5 {
+		t.Fatalf("recorded = %+v, %v; want the 5 trading days before 2026-11-24", rec, err)
+	}
+	if err := svc.Record(ctx); err != nil || calls != 5 {
+		t.Fatalf("a second run asked the past %d times, %v; want nothing more", calls-5, err)
+	}
+	tl, err := svc.History(ctx, market.MustCode("300003.SZ"))
+	if err != nil || len(tl.Spans) == 0 || tl.Spans[0].First != 20261119 || tl.Listed.Day != 20261119 || tl.Listed.Source != secmaster.HistorySource {
+		t.Fatalf("the stock listed on 2026-11-19: %+v, %v", tl, err)
+	}
+	if u, _, _ := svc.Universe(ctx, 20261118, secmaster.Filter{}); len(u) != 1 || u[0].ST != "ST" {
+		t.Errorf("2026-11-18, before the listing: %+v; want 000002 alone, under its warning", u)
+	}
+}
