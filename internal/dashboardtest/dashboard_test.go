@@ -527,6 +527,7 @@ func startServer(t *testing.T, config string) *server {
 		}
 	})
 	addrc := make(chan string, 1)
+	ready := make(chan struct{}, 1)
 	go func() {
 		defer close(exited)
 		listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+)`)
@@ -538,6 +539,9 @@ func startServer(t *testing.T, config string) *server {
 			if m := listening.FindStringSubmatch(line); m != nil {
 				addrc <- m[1]
 			}
+			if strings.Contains(line, `msg="mdqs ready`) {
+				ready <- struct{}{}
+			}
 		}
 		cmd.Wait()
 	}()
@@ -548,6 +552,17 @@ func startServer(t *testing.T, config string) *server {
 		t.Fatalf("mdqs exited at start:\n%s", s.logs)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("mdqs did not start:\n%s", s.logs)
+	}
+	// The page is opened on a server that says every endpoint has its
+	// data: before that a panel may rightly find none (the hot rank's
+	// catch-up, the security master's back-fill and the other start-up
+	// jobs run side by side and take their turns at the database).
+	select {
+	case <-ready:
+	case <-exited:
+		t.Fatalf("mdqs exited before it was ready:\n%s", s.logs)
+	case <-time.After(120 * time.Second):
+		t.Fatalf("mdqs was not ready within 120 s:\n%s", s.logs)
 	}
 	return s
 }

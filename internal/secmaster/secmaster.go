@@ -115,9 +115,19 @@ func (s *Service) backfill(ctx context.Context, today market.Day) error {
 		}
 		batch = append(batch, db.SecurityDay{Day: d, Obs: obs})
 	}
-	_, err = s.store.RecordSecurityDays(ctx, Source, batch, s.clock.Now())
-	return err
+	// A few days a transaction: the start-up jobs that run beside this
+	// one wait for the database's writer no longer than that.
+	for len(batch) > 0 {
+		n := min(len(batch), backfillPerCommit)
+		if _, err := s.store.RecordSecurityDays(ctx, Source, batch[:n], s.clock.Now()); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
 }
+
+const backfillPerCommit = 10
 
 // Observations are what a day's final quote list says of each code: its
 // name, its risk warning (the name's ST or *ST prefix, as the exchanges
