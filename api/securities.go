@@ -5,6 +5,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/market"
+	"mdqs/internal/quote"
 	"mdqs/internal/secmaster"
 )
 
@@ -17,6 +18,7 @@ type securityItem struct {
 	Suspended       bool    `json:"suspended"`
 	ListedDay       *string `json:"listed_day"`
 	ListedDaySource *string `json:"listed_day_source"`
+	LimitPct        *int64  `json:"limit_pct"`
 }
 
 type recordedRange struct {
@@ -80,6 +82,11 @@ func (s *Server) handleSecurities(w http.ResponseWriter, r *http.Request) error 
 		items[i] = securityItem{Code: sec.Code.String(), Name: sec.Name, Type: string(sec.Type), Board: optional(sec.Board),
 			ST: optional(sec.ST), Suspended: sec.Suspended}
 		items[i].ListedDay, items[i].ListedDaySource = listedOf(sec.Listed)
+		// The rule of that day: its board's, its name's warning and new
+		// listing mark, the rule changes up to it (quote.LimitPct).
+		if pct, ok := quote.LimitPct(sec.Code, sec.Name, day); ok {
+			items[i].LimitPct = &pct
+		}
 	}
 	return ok(w, map[string]any{"date": day.String(), "count": len(items), "items": items, "recorded": recordedOf(rec),
 		"source": s.sourceLabel(secmaster.Source)})

@@ -53,6 +53,11 @@ func StatusAt(cal *market.Calendar, now time.Time, q market.Quote) (Status, stri
 // quote) is used where there is one.
 const stProposed market.Day = 20250627
 
+// chinextReform is the first day of ChiNext's registration-based rules
+// (2020-08-24): ±20 % for every stock, ST included. Before it ChiNext
+// followed the main boards: ±10 %, ±5 % under a risk warning.
+const chinextReform market.Day = 20200824
+
 // LimitPct is the daily limit of a stock on day d, in percent, and false
 // when it has none or the rule is not known: indices and other non-stock
 // codes (as far as this rule goes), main-board ST stocks from stProposed,
@@ -67,13 +72,18 @@ func LimitPct(code market.Code, name string, d market.Day) (int64, bool) {
 		return 0, false
 	}
 	sym := code.Symbol
+	chinext := strings.HasPrefix(sym, "300") || strings.HasPrefix(sym, "301")
 	switch {
 	case code.Exchange == market.BJ:
 		return 30, true
-	case strings.HasPrefix(sym, "688"), strings.HasPrefix(sym, "689"),
-		strings.HasPrefix(sym, "300"), strings.HasPrefix(sym, "301"):
+	case strings.HasPrefix(sym, "688"), strings.HasPrefix(sym, "689"):
+		return 20, true
+	case chinext && d >= chinextReform:
 		return 20, true
 	case strings.Contains(strings.ToUpper(name), "ST"):
+		if chinext {
+			return 5, true // before the reform ChiNext's risk warnings were ±5 %, as the main boards'
+		}
 		if d < stProposed {
 			return 5, true
 		}

@@ -35,6 +35,11 @@ func TestLimits(t *testing.T) {
 		{"600107.SH", "ST美尔雅", after, 3.35, 0, 0},
 		{"000040.SZ", "*ST东旭", 20250627, 1.01, 0, 0},
 		{"300001.SZ", "ST特锐", before, 10, 12, 8}, // ChiNext keeps 20 % under ST
+		// Before ChiNext's registration reform (2020-08-24) it followed the
+		// main boards: ±10 %, ±5 % under a risk warning.
+		{"300750.SZ", "宁德时代", 20200821, 150, 165, 135},
+		{"300001.SZ", "ST特锐", 20200821, 10, 10.5, 9.5},
+		{"300750.SZ", "宁德时代", 20200824, 150, 180, 120},
 		{"000001.SH", "上证指数", after, 3812.02, 0, 0},
 		{"399006.SZ", "创业板指", after, 2180, 0, 0},
 		{"510300.SH", "沪深300ETF", after, 4.001, 0, 0},
