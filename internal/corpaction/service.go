@@ -191,10 +191,3 @@ func asGBBQ(actions []db.Action) []tdx.GBBQEvent {
 	}
 	return out
 }
-
-func codeOf(actions []db.Action) market.Code {
-	if len(actions) == 0 {
-		return market.Code{}
-	}
-	return actions[0].Code
-}

@@ -210,7 +210,7 @@ func (f Filter) keep(s Security) bool {
 // the recorded range, or a gap in it, is a not-found error saying which
 // days are known.
 func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Security, db.RecordedDays, error) {
-	rec, err := s.recorded(ctx)
+	rec, err := s.Recorded(ctx)
 	if err != nil {
 		return nil, rec, err
 	}
@@ -272,7 +272,7 @@ type Timeline struct {
 // History is code's timeline; a code never recorded nor stated listed by
 // any source is a not-found error.
 func (s *Service) History(ctx context.Context, code market.Code) (Timeline, error) {
-	rec, err := s.recorded(ctx)
+	rec, err := s.Recorded(ctx)
 	if err != nil {
 		return Timeline{}, err
 	}
@@ -302,10 +302,9 @@ func (s *Service) History(ctx context.Context, code market.Code) (Timeline, erro
 	return t, nil
 }
 
-// Recorded is the range of days recorded.
-func (s *Service) Recorded(ctx context.Context) (db.RecordedDays, error) { return s.recorded(ctx) }
-
-func (s *Service) recorded(ctx context.Context) (db.RecordedDays, error) {
+// Recorded is the range of days recorded; a not-found error saying when
+// recording happens while there is none.
+func (s *Service) Recorded(ctx context.Context) (db.RecordedDays, error) {
 	rec, err := s.store.SecurityDays(ctx, Source)
 	if market.KindOf(err) == market.KindNotFound {
 		return rec, market.Errorf(market.KindNotFound, "no day recorded yet: the universe is recorded each trading day after %s from the quote list, "+
