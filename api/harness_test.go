@@ -61,7 +61,13 @@ type harnessConfig struct {
 	demoMode bool   // rank and serve sectors from the demo market, as `go run .` does
 	target   string // the store's file or URL; "" = dbtest's choice
 	push2his string // a fake push2his for adjusted bars without actions; "" = none
+	backfill int    // security-master days back-filled from the demo's past; 0 = none
 }
+
+// withSecurityHistory back-fills the security master from the demo
+// market's past, days trading days before the day Record runs, as demo
+// mode does.
+func withSecurityHistory(days int) harnessOpt { return func(c *harnessConfig) { c.backfill = days } }
 
 // withPush2His gives the corporate-action service a live push2his client on
 // base, whose adjusted K-lines answer while no actions are imported.
@@ -137,7 +143,11 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	// Screens read the quote service's snapshot, as main wires them: one
 	// source call serves both.
 	deps.Quotes = quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
-	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secmaster.Config{RecordAfter: 15*60 + 5})
+	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
+	if hc.backfill > 0 {
+		secCfg.History, secCfg.BackfillDays = dm, hc.backfill
+	}
+	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
@@ -157,6 +167,9 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	// The tests move the pinned clock back and forth around t0; replay
 	// protection began before all of it.
 	acfg.StartedAt = t0.AddDate(-1, 0, 0)
+	if hc.backfill > 0 {
+		acfg.StartedAt = t0.AddDate(-5, 0, 0) // such tests set the clock years back
+	}
 	a, err := auth.New(store, clock, acfg)
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func (m *Market) pickRights() rightsIssue {
 	var cands []int32
 	for i := range m.u.stocks {
 		s := &m.u.stocks[i]
-		if s.lb == boardMain && !s.st && s.eps > 0 && s.first < day {
+		if s.lb == boardMain && !s.st && s.life == nil && s.eps > 0 && s.first < day {
 			cands = append(cands, int32(i))
 		}
 	}
@@ -109,8 +109,8 @@ func (m *Market) ActionsAsOf(code market.Code, asOf market.Day) []tdx.GBBQEvent 
 		if i >= len(m.days) {
 			break
 		}
-		if i <= s.first || m.days[i] > last {
-			continue
+		if i <= s.first || i > s.last || m.days[i] > last || s.haltedOn(m.days[i]) {
+			continue // an ex-date is a day the stock trades
 		}
 		cash := round2(mul(mul(mul(10, s.eps), payout), ys.between(0.8, 1.2)))
 		var shares float32

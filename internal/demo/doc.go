@@ -26,6 +26,12 @@
 // is the aggregate of its minutes, a quote is the path up to the instant,
 // and a board snapshot is the aggregate of its members' quotes.
 //
+// Lives (life.go). A few generated stocks are renamed, put under a risk
+// warning for a spell (named ST or *ST, ±5 % on the main boards those
+// days), suspended for a few sessions (no bar, the close carried) or
+// delisted (a *ST spell, then no bar and out of every list); NamesOn,
+// SuspendedOn and DelistingDays state that past for the security master.
+//
 // Indices (indices.go). 上证指数 000001.SH, 深证成指 399001.SZ, 创业板指
 // 399006.SZ and 沪深300 000300.SH are float-cap weighted over their
 // members' daily bars, so Klines and Trends serve them like stocks.

@@ -45,10 +45,10 @@ func (m *Market) EachDailyHistory(ctx context.Context, day market.Day, n int, fn
 		var bars []market.Bar
 		for j := range days {
 			at := j*stocks + si
-			if prev[at] <= 0 {
+			d := m.days[first+j]
+			if prev[at] <= 0 || s.haltedOn(d) {
 				continue
 			}
-			d := m.days[first+j]
 			b := m.dayOf(s, d, prev[at], close[at], vday[at]).bar(d, close[at], vday[at], s.fsF)
 			if b.TS > cut {
 				continue

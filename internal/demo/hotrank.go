@@ -65,6 +65,7 @@ func (m *Market) hotRank(ctx context.Context, day market.Day) ([]upstream.HotRan
 		return nil, time.Time{}, err
 	}
 	ss := m.snapshot(inst)
+	day = m.days[inst.idx] // the session the snapshot is of
 	type scored struct {
 		si    int
 		score float64
@@ -72,17 +73,17 @@ func (m *Market) hotRank(ctx context.Context, day market.Day) ([]upstream.HotRan
 	list := make([]scored, 0, len(ss.qs))
 	for si := range ss.qs {
 		q := &ss.qs[si]
-		if q.prev <= 0 {
-			continue // not listed yet
-		}
 		s := &m.u.stocks[si]
+		if q.prev <= 0 || s.haltedOn(day) {
+			continue // not listed yet, or suspended
+		}
 		pct := pctOf(q.price, q.prev)
 		turnover := float64(q.vol*100) / s.fsF * 100
 		ns := newStream(hash3(m.seed, tagHotRank, codeKey(s.code)), uint64(day))
 		score := mul(2, abs(pct)) + mul(1.5, turnover) + mul(8, ns.unit())
 		// Size: about 4.4 for a float cap of 1 billion yuan, 7.9 for 10 billion.
 		score += math.Sqrt(math.Sqrt(float64(q.price)*s.fsF/100)) / 40
-		if abs(pct) >= float64(s.limit)-0.2 {
+		if abs(pct) >= float64(s.limitOn(day))-0.2 {
 			score += 10 // limit up or down: everyone looks
 		}
 		list = append(list, scored{si, score})
@@ -97,7 +98,7 @@ func (m *Market) hotRank(ctx context.Context, day market.Day) ([]upstream.HotRan
 	rows := make([]upstream.HotRankRow, n)
 	for i := range rows {
 		s := &m.u.stocks[list[i].si]
-		rows[i] = upstream.HotRankRow{Code: s.code, Name: s.name, Rank: i + 1}
+		rows[i] = upstream.HotRankRow{Code: s.code, Name: s.nameOn(day), Rank: i + 1}
 	}
 	return rows, inst.at, nil
 }

@@ -113,7 +113,7 @@ func (m *Market) indexBook() *indexBook {
 				var cands []int32
 				for si := range m.u.stocks {
 					s := &m.u.stocks[si]
-					if (s.code.Exchange == market.SH || s.code.Exchange == market.SZ) && !s.st && s.first <= m.anchor {
+					if (s.code.Exchange == market.SH || s.code.Exchange == market.SZ) && !s.st && s.first <= m.anchor && s.delistedDay() == 0 {
 						cands = append(cands, int32(si))
 					}
 				}
@@ -128,7 +128,9 @@ func (m *Market) indexBook() *indexBook {
 				slices.Sort(sp.members)
 			default:
 				for si := range m.u.stocks {
-					if def.member(&m.u.stocks[si]) {
+					// A stock delisted some day is in no index: an
+					// index's members are the stocks listed all along.
+					if s := &m.u.stocks[si]; def.member(s) && s.delistedDay() == 0 {
 						sp.members = append(sp.members, int32(si))
 					}
 				}

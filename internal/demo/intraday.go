@@ -96,7 +96,7 @@ func (m *Market) minuteVol(s *stock) float64 {
 // and volume (lots).
 func (m *Market) dayOf(s *stock, d market.Day, prev, close int32, vday int64) dayBar {
 	rs := newStream(hash2(s.key, tagIntraday), uint64(d))
-	lo, hi := limits(prev, s.limit)
+	lo, hi := limits(prev, s.limitOn(d))
 	R := float64(close-prev) / float64(prev)
 	g := mul(0.4, R) + mul(mul(s.sigma, 0.35), rs.norm())
 	b := dayBar{open: clampI32(roundCents(float64(prev)*(1+g)), lo, hi)}
@@ -411,6 +411,7 @@ type qstate struct {
 	vol                          int64 // lots
 	amt, mf                      float64
 	k                            int // -1 before the auction
+	halted                       bool
 }
 
 // state is the session after k completed bars (0: the auction only).

@@ -34,6 +34,7 @@ func (m *Market) seriesOf(si int32, last int) *series {
 	m.seriesMu.Unlock()
 	sr.mu.Lock()
 	s := &m.u.stocks[si]
+	last = min(last, s.last)
 	if len(sr.closes) < last-s.first+1 {
 		sr.prev0, sr.closes = m.stockCloses(s, last)
 		bars := make([]market.Bar, len(sr.closes))
@@ -85,7 +86,7 @@ func (m *Market) span(s *stock, daily bool, from, to, today market.Day) (lo, hi 
 	if to != 0 && to < end {
 		end = to
 	}
-	hi = m.onOrBefore(end)
+	hi = min(m.onOrBefore(end), s.last)
 	switch {
 	case from != 0:
 		lo, _ = slices.BinarySearch(m.days, from)
@@ -160,6 +161,9 @@ func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq,
 					return nil, err
 				}
 			}
+			if s.haltedOn(m.days[i]) {
+				continue // suspended: no bar
+			}
 			if b := m.dailyBarOf(p, s, sr, i); b.TS <= cut {
 				bars = append(bars, b)
 			}
@@ -169,6 +173,9 @@ func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq,
 	for i := lo; i <= hi; i++ {
 		if err := ctxErr(ctx); err != nil {
 			return nil, err
+		}
+		if s.haltedOn(m.days[i]) {
+			continue
 		}
 		day := m.minuteBars(p, s, sr, i)
 		if freq == market.Min5 {
@@ -241,6 +248,7 @@ func (m *Market) Trends(ctx context.Context, code market.Code, ndays int) (bars 
 	if i, ok := m.index(today); ok && now.Unix() < barEnd(today, 1) {
 		latest = i - 1
 	}
+	latest = min(latest, s.last)
 	lo := max(s.first, latest-ndays+1)
 	bars = []market.Bar{}
 	if latest < 0 || lo > latest {
@@ -251,6 +259,9 @@ func (m *Market) Trends(ctx context.Context, code market.Code, ndays int) (bars 
 	p := new(dayPath)
 	cut := now.Unix()
 	for i := lo; i <= latest; i++ {
+		if s.haltedOn(m.days[i]) {
+			continue
+		}
 		for _, b := range m.minuteBars(p, s, sr, i) {
 			if b.TS <= cut {
 				bars = append(bars, b)
@@ -288,6 +299,9 @@ func (m *Market) FundFlowDaily(ctx context.Context, code market.Code, from, to m
 	defer sr.mu.Unlock()
 	p := new(dayPath)
 	for i := lo; i <= hi; i++ {
+		if s.haltedOn(m.days[i]) {
+			continue
+		}
 		b := m.dailyBarOf(p, s, sr, i)
 		if b.TS > now.Unix() {
 			continue

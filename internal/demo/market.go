@@ -55,6 +55,7 @@ type Stock struct {
 	FloatShares int64
 	TotalShares int64
 	Listed      market.Day
+	Delisted    market.Day // first day no longer listed; 0: listed on
 }
 
 // Board is an industry or concept board and its members.
@@ -100,6 +101,7 @@ func New(cfg Config, clock market.Clock) (*Market, error) {
 	for i := range u.stocks {
 		u.stocks[i].first, _ = slices.BinarySearch(days, u.stocks[i].listed)
 	}
+	m.drawLives()
 	sq := math.Sqrt(240)
 	m.mkMin, m.inMin, m.cnMin = mktVol/sq, indVol/sq, conVol/sq
 	for k := 1; k <= 240; k++ {
@@ -118,8 +120,11 @@ func New(cfg Config, clock market.Clock) (*Market, error) {
 }
 
 // Stocks lists the universe in code order, including stocks whose listing
-// day is after a given instant (they have no bars before it).
+// day is after a given instant (they have no bars before it) and stocks
+// delisted by then (none after it), each under its name of the clock's
+// today.
 func (m *Market) Stocks() []Stock {
+	today := market.DayOf(m.clock.Now())
 	out := make([]Stock, len(m.u.stocks))
 	for i := range m.u.stocks {
 		s := &m.u.stocks[i]
@@ -128,20 +133,46 @@ func (m *Market) Stocks() []Stock {
 			cs[k] = m.u.concepts[j].code
 		}
 		slices.Sort(cs)
-		out[i] = Stock{Code: s.code, Name: s.name, Industry: m.u.industries[s.ind].code, Concepts: cs,
-			FloatShares: s.fs, TotalShares: s.total, Listed: s.listed}
+		out[i] = Stock{Code: s.code, Name: s.nameOn(today), Industry: m.u.industries[s.ind].code, Concepts: cs,
+			FloatShares: s.fs, TotalShares: s.total, Listed: s.listed, Delisted: s.delistedDay()}
 	}
 	return out
 }
 
-// NamesOn are the names of the stocks listed by day: the demo's universe
-// of that day, as the security master records it (the demo's names do not
-// change).
+// NamesOn are the names of the stocks listed on day (suspended or not,
+// delisted since included, delisted by then not): the demo's universe of
+// that day, as the security master records it, each under the name of
+// that day.
 func (m *Market) NamesOn(day market.Day) map[market.Code]string {
 	out := make(map[market.Code]string, len(m.u.stocks))
 	for i := range m.u.stocks {
-		if s := &m.u.stocks[i]; s.listed <= day {
-			out[s.code] = s.name
+		if s := &m.u.stocks[i]; s.listedOn(day) {
+			out[s.code] = s.nameOn(day)
+		}
+	}
+	return out
+}
+
+// SuspendedOn are the stocks listed on day that did not trade at all: no
+// bar, the close carried.
+func (m *Market) SuspendedOn(day market.Day) map[market.Code]bool {
+	out := map[market.Code]bool{}
+	for i := range m.u.stocks {
+		if s := &m.u.stocks[i]; s.listedOn(day) && s.haltedOn(day) {
+			out[s.code] = true
+		}
+	}
+	return out
+}
+
+// DelistingDays are the delisted stocks' delisting days (the first day
+// each was no longer listed), as an exchange's list of delisted
+// companies states them.
+func (m *Market) DelistingDays() map[market.Code]market.Day {
+	out := map[market.Code]market.Day{}
+	for i := range m.u.stocks {
+		if s := &m.u.stocks[i]; s.delistedDay() != 0 {
+			out[s.code] = s.delistedDay()
 		}
 	}
 	return out
@@ -157,18 +188,21 @@ func (m *Market) ListingDays() map[market.Code]market.Day {
 	return out
 }
 
-// Boards lists the industry or concept boards in code order; nil for
-// another kind.
+// Boards lists the industry or concept boards in code order, with the
+// members not delisted by the clock's today; nil for another kind.
 func (m *Market) Boards(kind market.SectorKind) []Board {
 	bs := m.boardsOf(kind)
 	if bs == nil {
 		return nil
 	}
+	today := market.DayOf(m.clock.Now())
 	out := make([]Board, len(bs))
 	for i, b := range bs {
-		ms := make([]market.Code, len(b.members))
-		for k, si := range b.members {
-			ms[k] = m.u.stocks[si].code
+		ms := make([]market.Code, 0, len(b.members))
+		for _, si := range b.members {
+			if s := &m.u.stocks[si]; s.delistedDay() == 0 || s.delistedDay() > today {
+				ms = append(ms, s.code)
+			}
 		}
 		out[i] = Board{Code: b.code, Name: b.name, Kind: b.kind, Members: ms}
 	}

@@ -124,7 +124,7 @@ func (m *Market) idio(s *stock, d market.Day) float64 {
 	if u < s.jumpP {
 		// News: 0.45 to 1.4 limits, up more often than down, so that a
 		// few dozen stocks close at a limit on an ordinary day.
-		size := mul(float64(s.limit)/100, 0.45+mul(0.95, v))
+		size := mul(float64(s.limitOn(d))/100, 0.45+mul(0.95, v))
 		if u < mul(s.jumpP, 0.38) {
 			size = -size
 		}
@@ -147,55 +147,68 @@ func pull(s *stock, c int32) float64 {
 	return p
 }
 
-// stepFwd is the close of a day from the previous close.
-func stepFwd(s *stock, shock float64, prev int32) int32 {
+// stepFwd is the close of day d from the previous close; a suspended
+// day carries it.
+func stepFwd(s *stock, d market.Day, shock float64, prev int32) int32 {
+	if s.haltedOn(d) {
+		return prev
+	}
 	r := clampF(shock+pull(s, prev), -0.3, 0.3)
 	cand := roundCents(float64(prev) * (1 + r))
-	lo, hi := limits(prev, s.limit)
+	lo, hi := limits(prev, s.limitOn(d))
 	return clampI32(cand, max(lo, minCents), min(hi, maxCents))
 }
 
 // stepBack is the previous close from a day's close: the inverse move,
 // then the nearest previous close from which the close is within limits.
-func stepBack(s *stock, shock float64, c int32) int32 {
+func stepBack(s *stock, d market.Day, shock float64, c int32) int32 {
+	if s.haltedOn(d) {
+		return c
+	}
 	r := clampF(shock-pull(s, c), -0.3, 0.3)
 	cand := roundCents(float64(c) / (1 + r))
-	pmin, pmax := predecessors(c, s.limit)
+	pmin, pmax := predecessors(c, s.limitOn(d))
 	return clampI32(cand, max(pmin, minCents), min(pmax, maxCents))
 }
 
 // stockCloses walks one stock: closes[i-first] for every timeline day from
 // its first day through max(last, anchor), and the previous close of its
 // first day (the issue price on a listing day).
+//
+// A stock delisted before the anchor is anchored at its last day instead,
+// as the universe walk does.
 func (m *Market) stockCloses(s *stock, last int) (prev0 int32, closes []int32) {
 	first := s.first
-	if first >= len(m.days) {
+	if first >= len(m.days) || first > s.last {
 		return 0, nil
 	}
-	last = min(len(m.days)-1, last)
+	last = min(len(m.days)-1, last, s.last)
+	anchor := min(m.anchor, s.last)
 	end := last
-	if first <= m.anchor {
-		end = max(last, m.anchor)
+	if first <= anchor {
+		end = max(last, anchor)
 	}
 	if end < first {
 		return 0, nil
 	}
 	closes = make([]int32, end-first+1)
-	if first <= m.anchor {
-		closes[m.anchor-first] = s.base
-		for i := m.anchor; i > first; i-- {
-			closes[i-1-first] = stepBack(s, m.shock(s, m.days[i]), closes[i-first])
+	step := func(i int, prev int32) int32 { d := m.days[i]; return stepFwd(s, d, m.shock(s, d), prev) }
+	if first <= anchor {
+		closes[anchor-first] = s.base
+		for i := anchor; i > first; i-- {
+			d := m.days[i]
+			closes[i-1-first] = stepBack(s, d, m.shock(s, d), closes[i-first])
 		}
-		prev0 = stepBack(s, m.shock(s, m.days[first]), closes[0])
-		for i := m.anchor + 1; i <= end; i++ {
-			closes[i-first] = stepFwd(s, m.shock(s, m.days[i]), closes[i-1-first])
+		prev0 = stepBack(s, m.days[first], m.shock(s, m.days[first]), closes[0])
+		for i := anchor + 1; i <= end; i++ {
+			closes[i-first] = step(i, closes[i-1-first])
 		}
 		return prev0, closes
 	}
 	prev0 = s.base
-	closes[0] = stepFwd(s, m.shock(s, m.days[first]), prev0)
+	closes[0] = step(first, prev0)
 	for i := first + 1; i <= end; i++ {
-		closes[i-first] = stepFwd(s, m.shock(s, m.days[i]), closes[i-1-first])
+		closes[i-first] = step(i, closes[i-1-first])
 	}
 	return prev0, closes
 }

@@ -30,10 +30,14 @@ func (m *Market) Quote(ctx context.Context, code market.Code) (q market.Quote, e
 		return q, market.Errorf(market.KindNotFound, "demo: no stock or index %s", code)
 	}
 	ss := m.snapshot(inst)
-	if ss.qs[si].prev <= 0 {
-		return q, market.Errorf(market.KindNotFound, "demo: %s is not listed by %v", code, m.days[inst.idx])
+	s, d := &m.u.stocks[si], m.days[inst.idx]
+	if dl := s.delistedDay(); dl != 0 && d >= dl {
+		return q, market.Errorf(market.KindNotFound, "demo: %s was delisted on %v", code, dl)
 	}
-	return m.quote(&m.u.stocks[si], ss.qs[si], ss.ds.avg5[si], inst.at), nil
+	if ss.qs[si].prev <= 0 {
+		return q, market.Errorf(market.KindNotFound, "demo: %s is not listed by %v", code, d)
+	}
+	return m.quote(s, d, ss.qs[si], ss.ds.avg5[si], inst.at), nil
 }
 
 // indexQuote is index k at an instant.

@@ -26,6 +26,7 @@ const (
 	tagConcepts
 	tagDay     // a stock's daily range, amount and flow (intraday.go dayOf)
 	tagActions // corporate actions (actions.go)
+	tagLife    // renames, warnings, suspensions, delistings (life.go)
 )
 
 const golden = 0x9e3779b97f4a7c15

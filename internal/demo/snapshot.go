@@ -41,9 +41,10 @@ func (m *Market) QuotesAt(ctx context.Context, t time.Time) (quotes []market.Quo
 	}
 	ss := m.snapshot(inst)
 	quotes = make([]market.Quote, 0, len(ss.qs))
+	d := m.days[inst.idx]
 	for si := range ss.qs {
 		if ss.qs[si].prev > 0 {
-			quotes = append(quotes, m.quote(&m.u.stocks[si], ss.qs[si], ss.ds.avg5[si], inst.at))
+			quotes = append(quotes, m.quote(&m.u.stocks[si], d, ss.qs[si], ss.ds.avg5[si], inst.at))
 		}
 	}
 	return quotes, nil
@@ -126,6 +127,11 @@ func (m *Market) sessionStates(ss *snapState, inst instant) {
 				if ds.prev[si] <= 0 {
 					continue
 				}
+				if m.u.stocks[si].haltedOn(d) {
+					ss.qs[si] = preOpen(ds.prev[si]) // no trade all day
+					ss.qs[si].halted = true
+					continue
+				}
 				m.pathOf(p, si, d, ds, br)
 				ss.qs[si] = p.state(ds.prev[si], inst.k)
 			}
@@ -156,12 +162,13 @@ func (m *Market) bridgesOf(i int) *dayBridges {
 	return br
 }
 
-// quote renders a stock's state the way push2's stock list reports it.
-func (m *Market) quote(s *stock, q qstate, avg5 float64, at time.Time) market.Quote {
+// quote renders a stock's state on day d the way push2's stock list
+// reports it.
+func (m *Market) quote(s *stock, d market.Day, q qstate, avg5 float64, at time.Time) market.Quote {
 	price := cents(q.price)
 	vol := q.vol * 100
 	out := market.Quote{
-		Code: s.code, Name: s.name, Price: price, Pct: round2(pctOf(q.price, q.prev)), Change: cents(q.price - q.prev),
+		Code: s.code, Name: s.nameOn(d), Price: price, Pct: round2(pctOf(q.price, q.prev)), Change: cents(q.price - q.prev),
 		Open: cents(q.open), High: cents(q.high), Low: cents(q.low), PrevClose: cents(q.prev),
 		Volume: vol, Amount: q.amt, Turnover: round2(float64(vol) / s.fsF * 100),
 		Amplitude: round2(float64(q.high-q.low) / float64(q.prev) * 100),
@@ -176,8 +183,17 @@ func (m *Market) quote(s *stock, q qstate, avg5 float64, at time.Time) market.Qu
 	// does: its paths are clamped into them, so a derived rule that
 	// differed (ST's 5 %, kept by the demo) could not disagree with its
 	// prices.
-	lo, hi := limits(q.prev, s.limit)
+	lo, hi := limits(q.prev, s.limitOn(d))
 	out.LimitUp, out.LimitDown = cents(hi), cents(lo)
+	if q.halted {
+		// Suspended: push2 shows "-" for every figure of the day but the
+		// previous close.
+		nan := math.NaN()
+		out.Price, out.Pct, out.Change, out.Open, out.High, out.Low = nan, nan, nan, nan, nan, nan
+		out.Amplitude, out.VolumeRatio, out.Speed, out.Turnover, out.MainNetRatio = nan, nan, nan, nan, nan
+		out.LimitUp, out.LimitDown = nan, nan
+		return out
+	}
 	switch {
 	case q.k < 0:
 		out.Open, out.High, out.Low, out.Amplitude = math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -191,7 +207,7 @@ func (m *Market) quote(s *stock, q qstate, avg5 float64, at time.Time) market.Qu
 
 // boardAcc accumulates one board's members.
 type boardAcc struct {
-	n              int
+	n, traded      int // members listed; of them, not suspended
 	amt, mf        float64
 	vol, fs        float64
 	up, down, flat int
@@ -229,16 +245,26 @@ func (m *Market) addMember(sums *boardSums, kind market.SectorKind, si int, q *q
 	acc := sums.acc
 	add := func(b int, si int, s *stock, q *qstate, p float64) {
 		a := &acc[b]
-		if a.n == 0 || p > a.leaderPct {
-			a.leader, a.leaderPct = int32(si), p
-		}
-		if a.n == 0 || p < a.minPct {
-			a.minPct = p
-		}
-		if a.n == 0 || p > a.maxPct {
-			a.maxPct = p
+		if a.n == 0 {
+			a.leader, a.leaderPct = int32(si), p // a board of suspended members only
 		}
 		a.n++
+		if q.halted {
+			// A suspended member keeps its weight in the index (its
+			// price is the previous close) but neither rises, falls nor
+			// trades.
+			return
+		}
+		if a.traded == 0 || p > a.leaderPct {
+			a.leader, a.leaderPct = int32(si), p
+		}
+		if a.traded == 0 || p < a.minPct {
+			a.minPct = p
+		}
+		if a.traded == 0 || p > a.maxPct {
+			a.maxPct = p
+		}
+		a.traded++
 		a.amt += q.amt
 		a.mf += q.mf
 		a.vol += float64(q.vol * 100)
@@ -285,7 +311,7 @@ func (m *Market) boards(sums *boardSums, kind market.SectorKind, ds *dayState) [
 			Turnover: round2(a.vol / a.fs * 100),
 			MainNet:  a.mf,
 			Up:       a.up, Down: a.down, Flat: a.flat,
-			LeaderCode: lead.code.Symbol, LeaderName: lead.name, LeaderPct: round2(a.leaderPct),
+			LeaderCode: lead.code.Symbol, LeaderName: lead.nameOn(m.days[ds.idx]), LeaderPct: round2(a.leaderPct),
 		}
 		if a.amt > 0 {
 			sec.MainNetRatio = round2(a.mf / a.amt * 100)

@@ -34,7 +34,7 @@ func (m *Market) nBoards() int { return m.nInd + len(m.u.concepts) }
 func (m *Market) anchorState() *uniState {
 	st := &uniState{idx: m.anchor, close: make([]int32, len(m.u.stocks)), level: make([]float64, m.nBoards())}
 	for si := range m.u.stocks {
-		if s := &m.u.stocks[si]; s.first <= m.anchor {
+		if s := &m.u.stocks[si]; s.first <= m.anchor && s.last >= m.anchor {
 			st.close[si] = s.base
 		}
 	}
@@ -87,14 +87,14 @@ func (m *Market) fwd(cur *uniState, fv []float64) *uniState {
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
 		switch {
-		case s.first > i:
+		case s.first > i || s.last < i:
 			continue
 		case s.first == i:
 			prev[si] = s.base // listed after the anchor: the issue price
 		default:
 			prev[si] = cur.close[si]
 		}
-		next.close[si] = stepFwd(s, m.shockVec(s, d, fv), prev[si])
+		next.close[si] = stepFwd(s, d, m.shockVec(s, d, fv), prev[si])
 	}
 	pct := make([]float64, m.nBoards())
 	m.boardPct(prev, next.close, pct)
@@ -114,10 +114,16 @@ func (m *Market) back(cur *uniState, fv []float64) *uniState {
 	prev := make([]int32, n)
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
-		if s.first > i {
+		switch {
+		case s.first > i || s.last < i-1:
+			continue
+		case s.last == i-1:
+			// Its last day: a stock delisted before the anchor is anchored
+			// there, as stockCloses does.
+			before.close[si] = s.base
 			continue
 		}
-		prev[si] = stepBack(s, m.shockVec(s, d, fv), cur.close[si])
+		prev[si] = stepBack(s, d, m.shockVec(s, d, fv), cur.close[si])
 		if s.first < i {
 			before.close[si] = prev[si]
 		}
@@ -188,7 +194,7 @@ func (m *Market) prevCloses(i int, cur, before *uniState) []int32 {
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
 		switch {
-		case s.first > i:
+		case s.first > i || s.last < i:
 		case s.first < i:
 			prev[si] = before.close[si]
 		case i > m.anchor:
@@ -198,7 +204,7 @@ func (m *Market) prevCloses(i int, cur, before *uniState) []int32 {
 				fv = make([]float64, m.nBoards()+1)
 				m.factorVec(m.days[i], fv)
 			}
-			prev[si] = stepBack(s, m.shockVec(s, m.days[i], fv), cur.close[si])
+			prev[si] = stepBack(s, m.days[i], m.shockVec(s, m.days[i], fv), cur.close[si])
 		}
 	}
 	return prev
@@ -235,8 +241,8 @@ func (m *Market) dayState(i int) *dayState {
 	}
 	d := m.days[i]
 	for si := range m.u.stocks {
-		if ds.prev[si] > 0 {
-			ds.vday[si] = dailyVolume(&m.u.stocks[si], d, ds.prev[si], ds.close[si])
+		if s := &m.u.stocks[si]; ds.prev[si] > 0 && !s.haltedOn(d) {
+			ds.vday[si] = dailyVolume(s, d, ds.prev[si], ds.close[si])
 		}
 	}
 	sum := make([]float64, n)
@@ -244,8 +250,8 @@ func (m *Market) dayState(i int) *dayState {
 	for j := i - 1; j >= 0 && j >= i-5; j-- {
 		prev, close := pair(j)
 		for si := range m.u.stocks {
-			if prev[si] > 0 {
-				sum[si] += float64(dailyVolume(&m.u.stocks[si], m.days[j], prev[si], close[si]))
+			if s := &m.u.stocks[si]; prev[si] > 0 && !s.haltedOn(m.days[j]) {
+				sum[si] += float64(dailyVolume(s, m.days[j], prev[si], close[si]))
 				cnt[si]++
 			}
 		}

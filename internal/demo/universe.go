@@ -35,6 +35,9 @@ type stock struct {
 	concepts  []int32 // concept indices, ascending
 	listed    market.Day
 	first     int   // first timeline index with a bar (set by New)
+	last      int   // last timeline index listed (set by New)
+	wk        bool  // a well-known stock, real name, no events
+	life      *life // renames, warnings, suspensions, delisting; nil: none
 	fs, total int64 // float and total shares
 	fsF       float64
 	base      int32 // cents: the close at the anchor, or the issue price when listed after it
@@ -65,6 +68,7 @@ type universe struct {
 	industries []board
 	concepts   []board
 	byCode     map[market.Code]int32
+	styles     []string // company-name style per industry
 	colliding  []string
 }
 
@@ -96,7 +100,7 @@ func buildUniverse(cfg Config) (*universe, error) {
 	for _, w := range wk {
 		c, _ := market.ParseCode(w.code)
 		listed, _ := market.ParseDay(w.listed)
-		s := stock{code: c, name: w.name, lb: boardOf(c), ind: indIdx[w.industry], listed: listed,
+		s := stock{code: c, name: w.name, lb: boardOf(c), ind: indIdx[w.industry], listed: listed, wk: true,
 			fs: int64(math.Round(w.float * 1e8)), total: int64(math.Round(w.total * 1e8)),
 			base: roundCents(mul(w.price, 100))}
 		usedNames[w.name] = true
@@ -125,6 +129,11 @@ func buildUniverse(cfg Config) (*universe, error) {
 		setParams(s, inds[s.ind])
 	}
 
+	u.styles = make([]string, len(inds))
+	for i, spec := range inds {
+		u.styles[i] = spec.style
+	}
+	formerNames(u, seed)
 	u.industries = industryBoards(seed, inds, u.stocks)
 	if err := u.buildConcepts(seed, cfg.Concepts, inds); err != nil {
 		return nil, err

@@ -77,7 +77,14 @@ func checkUniverse(t *testing.T, m *Market, cfg Config) {
 			conMembers[c] = append(conMembers[c], b.Code)
 		}
 	}
+	today := market.DayOf(m.clock.Now())
 	for _, s := range stocks {
+		if s.Delisted != 0 && s.Delisted <= today {
+			if inInd[s.Code] != "" || len(conMembers[s.Code]) > 0 {
+				t.Fatalf("%v, delisted on %v, is still a member of %s %v", s.Code, s.Delisted, inInd[s.Code], conMembers[s.Code])
+			}
+			continue
+		}
 		if inInd[s.Code] != s.Industry {
 			t.Fatalf("%v: industry %s, board membership says %s", s.Code, s.Industry, inInd[s.Code])
 		}

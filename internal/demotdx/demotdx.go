@@ -229,7 +229,14 @@ func barFile(c market.Code, folder, ext string) string {
 
 func (b *builder) build() error {
 	indices := b.m.Indices()
-	stocks := b.m.Stocks()
+	// The terminal's lists hold what is listed: a stock delisted by then
+	// leaves the name files, the industry map and the gbbq.
+	var stocks []demo.Stock
+	for _, s := range b.m.Stocks() {
+		if s.Delisted == 0 || s.Delisted > b.through {
+			stocks = append(stocks, s)
+		}
+	}
 	var hs300 demo.Index
 	for _, ix := range indices {
 		if ix.Code.Symbol == "000300" {

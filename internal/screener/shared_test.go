@@ -143,7 +143,7 @@ func TestSharedStoreSubmitOnOneReadOnAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := waitState(t, b, "c", job.ID, db.JobSucceeded)
-	if done.Matched == 0 || done.Done != 300 {
+	if done.Matched == 0 || done.Done != listed(t, s.dm) {
 		t.Fatalf("on B: matched %d, %d stocks evaluated", done.Matched, done.Done)
 	}
 	_, onA, errA := a.Results(ctx, "c", job.ID, 1, 5000)

@@ -24,11 +24,13 @@ type Quotes interface {
 }
 
 // History is a market that knows its past: the demo's, which can say what
-// its universe was on a day before the server ran (the codes listed by
-// then and their names) and when each code listed. A quote list of the
-// day would say the same at 45 ms a day for 5,300 stocks.
+// its universe was on a day before the server ran (the codes listed on
+// that day under that day's names, and which were suspended) and when
+// each code listed. A quote list of the day would say the same at 45 ms a
+// day for 5,300 stocks.
 type History interface {
 	NamesOn(day market.Day) map[market.Code]string
+	SuspendedOn(day market.Day) map[market.Code]bool
 	ListingDays() map[market.Code]market.Day
 }
 
@@ -108,10 +110,10 @@ func (s *Service) backfill(ctx context.Context, today market.Day) error {
 		if d <= rec.Last {
 			continue
 		}
-		names := s.cfg.History.NamesOn(d)
+		names, halted := s.cfg.History.NamesOn(d), s.cfg.History.SuspendedOn(d)
 		obs := make([]db.SecurityObservation, 0, len(names))
 		for code, name := range names {
-			obs = append(obs, db.SecurityObservation{Code: code, Name: name, ST: STOf(name)})
+			obs = append(obs, db.SecurityObservation{Code: code, Name: name, ST: STOf(name), Suspended: halted[code]})
 		}
 		batch = append(batch, db.SecurityDay{Day: d, Obs: obs})
 	}

@@ -104,6 +104,11 @@ type history struct {
 
 func (h history) NamesOn(day market.Day) map[market.Code]string { return h.on(day) }
 
+// SuspendedOn: 000002 did not trade on 2026-11-20.
+func (h history) SuspendedOn(day market.Day) map[market.Code]bool {
+	return map[market.Code]bool{market.MustCode("000002.SZ"): day == 20261120}
+}
+
 func (h history) ListingDays() map[market.Code]market.Day {
 	return map[market.Code]market.Day{market.MustCode("300003.SZ"): 20261119}
 }
@@ -142,5 +147,10 @@ func TestBackfillFromAPastTheSourceKnows(t *testing.T) {
 	}
 	if u, _, _ := svc.Universe(ctx, 20261118, secmaster.Filter{}); len(u) != 1 || u[0].ST != "ST" {
 		t.Errorf("2026-11-18, before the listing: %+v; want 000002 alone, under its warning", u)
+	}
+	for day, want := range map[market.Day]bool{20261119: false, 20261120: true, 20261123: false} {
+		if u, _, _ := svc.Universe(ctx, day, secmaster.Filter{}); len(u) != 2 || u[0].Suspended != want {
+			t.Errorf("%v: %+v; want 000002 suspended %v", day, u, want)
+		}
 	}
 }

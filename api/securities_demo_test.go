@@ -1,0 +1,190 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"mdqs/internal/market"
+	"mdqs/internal/quote"
+)
+
+type securitiesAnswer struct {
+	Date  string `json:"date"`
+	Items []struct {
+		Code     string  `json:"code"`
+		Name     string  `json:"name"`
+		ST       *string `json:"st"`
+		LimitPct *int64  `json:"limit_pct"`
+	} `json:"items"`
+}
+
+type historyAnswer struct {
+	LastSeen *string `json:"last_seen"`
+	Spans    []struct {
+		Field string  `json:"field"`
+		Value *string `json:"value"`
+		From  string  `json:"from"`
+		To    string  `json:"to"`
+	} `json:"spans"`
+}
+
+// Issue 28, through the API on the demo market's own past: the universe of
+// a past day holds a code delisted since, a stock's limit on a day it was
+// under a warning is the ST rule's and its prices kept to it, and a
+// rename shows both names with their days.
+func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(150))
+	ctx := context.Background()
+	cal := market.DefaultCalendar()
+	// The first delisting of the harness's market after 2023, and a clock
+	// fifteen sessions after it: every day since is recorded.
+	var code market.Code
+	var delisted market.Day
+	for c, d := range h.demo.DelistingDays() {
+		if d > 20230601 && (delisted == 0 || d < delisted) {
+			code, delisted = c, d
+		}
+	}
+	if delisted == 0 {
+		t.Fatal("the harness's demo market delists nothing after 2023: no case to test")
+	}
+	today := delisted
+	for range 15 {
+		today = cal.Next(today)
+	}
+	h.clock.Set(today.At(16, 0, 0))
+	if err := h.api.Securities.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.addClient("c", "secret-c", clientOpts{scopes: "market,kline"})
+	tok := h.token("c", "secret-c")
+	get := func(path string, into any) {
+		t.Helper()
+		r := h.signed(http.MethodGet, path, tok, nil)
+		r.expect(t, 200, "OK")
+		if err := json.Unmarshal(r.data, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	universe := func(day market.Day) securitiesAnswer {
+		t.Helper()
+		var a securitiesAnswer
+		get("/v1/api/securities?date="+day.String(), &a)
+		return a
+	}
+	has := func(a securitiesAnswer, c market.Code) bool {
+		return slices.ContainsFunc(a.Items, func(it struct {
+			Code     string  `json:"code"`
+			Name     string  `json:"name"`
+			ST       *string `json:"st"`
+			LimitPct *int64  `json:"limit_pct"`
+		}) bool {
+			return it.Code == c.String()
+		})
+	}
+
+	// Delisted since, yet in the cross-section of its last day.
+	last := cal.Prev(delisted)
+	if !has(universe(last), code) || has(universe(delisted), code) || has(universe(today), code) {
+		t.Fatalf("%v (delisted %v): want it in the universe of %v only, not of %v nor today", code, delisted, last, delisted)
+	}
+	var hist historyAnswer
+	get("/v1/api/securities/history?code="+code.String(), &hist)
+	if hist.LastSeen == nil || *hist.LastSeen != last.String() {
+		t.Fatalf("%v: last_seen %v; want %v", code, hist.LastSeen, last)
+	}
+
+	// Its last weeks were under *ST: the ST rule's ±5 % those days, and
+	// every daily bar kept inside the limit prices of that rule.
+	var warned []market.Day
+	for _, sp := range hist.Spans {
+		if sp.Field == "st" && sp.Value != nil && *sp.Value == "*ST" && sp.To == last.String() {
+			from, _ := market.ParseDay(sp.From)
+			warned = cal.Between(from, last)
+		}
+	}
+	if len(warned) < 20 {
+		t.Fatalf("%v: *ST span before its delisting covers %d days; want its last weeks (%+v)", code, len(warned), hist.Spans)
+	}
+	var kl klineAnswer
+	get("/v1/api/kline?code="+code.String()+"&freq=D&start="+cal.Prev(warned[0]).String()+"&end="+last.String(), &kl)
+	if len(kl.Rows) < len(warned) {
+		t.Fatalf("%d daily bars for %d warned days", len(kl.Rows), len(warned))
+	}
+	slices.SortFunc(kl.Rows, func(a, b klineRow) int { return strings.Compare(a["trade_date"].(string), b["trade_date"].(string)) })
+	for k := 1; k < len(kl.Rows); k++ {
+		day, _ := market.ParseDay(kl.Rows[k]["trade_date"].(string))
+		var a securitiesAnswer
+		get("/v1/api/securities?date="+day.String()+"&st=true", &a)
+		i := slices.IndexFunc(a.Items, func(it struct {
+			Code     string  `json:"code"`
+			Name     string  `json:"name"`
+			ST       *string `json:"st"`
+			LimitPct *int64  `json:"limit_pct"`
+		}) bool {
+			return it.Code == code.String()
+		})
+		if i < 0 || a.Items[i].LimitPct == nil || *a.Items[i].LimitPct != 5 || !strings.HasPrefix(a.Items[i].Name, "*ST") {
+			t.Fatalf("%v on %v: %+v; want it under *ST with the 5 %% limit", code, day, a.Items)
+		}
+		up, down, _ := quote.Limits(num(kl.Rows[k-1], "close"), *a.Items[i].LimitPct)
+		for _, f := range []string{"open", "high", "low", "close"} {
+			if v := num(kl.Rows[k], f); v > up+1e-9 || v < down-1e-9 || math.IsNaN(v) {
+				t.Fatalf("%v on %v: %s %v outside the limit prices %v..%v", code, day, f, v, down, up)
+			}
+		}
+	}
+
+	// A rename inside the recorded days: both names, each with its days.
+	rec, err := h.api.Securities.Recorded(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := h.demo.NamesOn(rec.First), h.demo.NamesOn(today)
+	renamed := 0
+	for c, old := range before {
+		now, ok := after[c]
+		if !ok || unwarned(old) == unwarned(now) {
+			continue
+		}
+		renamed++
+		var hc historyAnswer
+		get("/v1/api/securities/history?code="+c.String(), &hc)
+		var names []string
+		var spans []string
+		for _, sp := range hc.Spans {
+			if sp.Field == "name" {
+				names = append(names, unwarned(*sp.Value))
+				spans = append(spans, sp.From+".."+sp.To)
+			}
+		}
+		i, j := slices.Index(names, unwarned(old)), slices.Index(names, unwarned(now))
+		if i < 0 || j <= i {
+			t.Fatalf("%v renamed from %q to %q: name spans %v %v", c, old, now, names, spans)
+		}
+		// The new name starts the session after the former one ends.
+		endOld, _ := market.ParseDay(strings.Split(spans[j-1], "..")[1])
+		startNew, _ := market.ParseDay(strings.Split(spans[j], "..")[0])
+		if cal.Next(endOld) != startNew {
+			t.Fatalf("%v: former name to %v, new name from %v; want consecutive sessions", c, endOld, startNew)
+		}
+	}
+	if renamed == 0 {
+		t.Fatal("no rename within the recorded days to test")
+	}
+}
+
+// unwarned is a name without its warning's prefix.
+func unwarned(name string) string {
+	for _, p := range []string{"S*ST", "SST", "*ST", "ST"} {
+		if strings.HasPrefix(name, p) {
+			return name[len(p):]
+		}
+	}
+	return name
+}
