@@ -3,6 +3,8 @@ package secmaster_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/db/dbtest"
+	"mdqs/internal/config"
 	"mdqs/internal/market"
 	"mdqs/internal/secmaster"
 	"mdqs/internal/upstream"
@@ -142,5 +145,52 @@ func TestHistoryOfADelistedCode(t *testing.T) {
 	u, _, err := svc.Universe(ctx, 20261124, secmaster.Filter{})
 	if err != nil || len(u) != 1 || u[0].Listed.Day != 0 {
 		t.Errorf("universe %+v, %v", u, err)
+	}
+}
+
+// From the configuration: nothing in demo mode or when turned off; in live
+// mode the clients go where securities.szse and securities.sse point, and
+// an import stores what they answer.
+func TestDelistedFromConfig(t *testing.T) {
+	szse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"metadata":{"tabkey":"tab2","pagecount":1,"recordcount":1},"data":[{"zqdm":"000003","zqjc":"PT金田Ａ","ssrq":"1991-07-03","zzrq":"2002-06-14"}]}]`))
+	}))
+	defer szse.Close()
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("STOCK_TYPE") == "8" {
+			_, _ = w.Write([]byte(`{"pageHelp":{"pageCount":0,"total":0,"pageSize":500},"result":[]}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"pageHelp":{"pageCount":1,"total":1,"pageSize":500},"result":[{"COMPANY_CODE":"600001","COMPANY_ABBR":"邯郸钢铁","LIST_DATE":"19980122","DELIST_DATE":"20091229"}]}`))
+	}))
+	defer sse.Close()
+	store := dbtest.Open(t)
+	clock := market.NewFixedClock(time.Date(2026, 11, 23, 9, 0, 0, 0, market.Shanghai()))
+	cfg := config.Default()
+	if d, err := secmaster.DelistedFromConfig(cfg, store, nil, clock); d != nil || err != nil {
+		t.Errorf("demo mode: %v, %v; want no import", d, err)
+	}
+	cfg.Sources.Default = "push2"
+	cfg.Securities.Delisted = false
+	if d, err := secmaster.DelistedFromConfig(cfg, store, nil, clock); d != nil || err != nil {
+		t.Errorf("turned off: %v, %v; want no import", d, err)
+	}
+	cfg.Securities.Delisted = true
+	cfg.Securities.SZSE.BaseURL, cfg.Securities.SSE.BaseURL = szse.URL, sse.URL
+	d, err := secmaster.DelistedFromConfig(cfg, store, nil, clock)
+	if err != nil || d == nil {
+		t.Fatalf("live: %v, %v", d, err)
+	}
+	if err := d.Import(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := store.Delistings(context.Background())
+	if err != nil || len(rows) != 2 || rows[0].Code != jintian || rows[0].Source != "szse" || rows[1].Code != handan || rows[1].Delisted != 20091229 {
+		t.Errorf("stored %+v, %v", rows, err)
+	}
+	if st := d.Statuses(); len(st) != 2 || st[0].Source != "szse" || st[1].Source != "sse" || st[1].Requests != 2 {
+		t.Errorf("statuses %+v", st)
 	}
 }
