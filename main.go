@@ -347,6 +347,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		secCfg.History, secCfg.BackfillDays = src.Demo, min(cfg.Demo.HistoryDays, securitiesBackfill)
 	}
 	securities := secmaster.New(store, quotes, cal, clock, secCfg)
+	// The exchanges' lists of delisted companies (live mode only): the
+	// delisting days no quote list keeps.
+	delisted, err := secmaster.DelistedFromConfig(cfg, store, src.Limiters, clock)
+	if err != nil {
+		return err
+	}
 	frame := screener.NewFrame(store, quotes, src.Membership(store), screener.StoreHotRanks{Store: store, Clock: clock}, cal, clock, 0)
 	if src.IsDemo() && cfg.Demo.HistoryDays > 0 {
 		frame.ReadHistoryFrom(src.Demo)
@@ -407,6 +413,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "record-securities", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
+	if delisted != nil {
+		// Hourly, so a failed read is retried soon; each list is read only
+		// once per securities.delisted_interval (Import says so).
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "delisted-lists", Interval: time.Hour, RunAtStart: true, Run: delisted.Import})
+	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
@@ -438,7 +449,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
-			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses())
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses())
 		},
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},

@@ -539,3 +539,19 @@ CREATE TABLE security_days (
     recorded_at INTEGER NOT NULL,
     PRIMARY KEY (day, source)
 ) WITHOUT ROWID;
+
+-- version 16
+-- The exchanges' lists of delisted companies (issue 28), as each states
+-- them: source is the list (szse, sse), name the last short name it gives,
+-- listed_day and delisted_day its days (NULL where it says "-"),
+-- fetched_at (Unix ms) when the list was read. A fetch replaces its
+-- source's rows whole.
+CREATE TABLE delistings (
+    code         TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    listed_day   INTEGER,
+    delisted_day INTEGER,
+    fetched_at   INTEGER NOT NULL,
+    PRIMARY KEY (code, source)
+) WITHOUT ROWID;

@@ -427,7 +427,7 @@ func teamConfig(name, push2, redis, prefix string) string {
 	b.WriteString("[sources]\ndefault = \"push2\"\n")
 	fmt.Fprintf(&b, "[sources.push2]\nbase_url = %q\nretries = 0\nrate = 100.0\nburst = 100\n", push2)
 	for _, up := range []string{"sources.push2his", "sources.akshare", "hot_rank.eastmoney",
-		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter"} {
+		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "securities.szse", "securities.sse"} {
 		fmt.Fprintf(&b, "[%s]\nbase_url = \"http://127.0.0.1:9\"\nretries = 0\n", up)
 	}
 	return b.String()

@@ -494,4 +494,8 @@ func recordSecurityDays(t *testing.T, store *db.Store) {
 			t.Fatal(err)
 		}
 	}
+	// SSE's list of delisted companies names 600001 after its last day.
+	if err := store.ReplaceDelistings(context.Background(), "sse", []db.Delisting{{Code: c("600001.SH"), Name: "*ST甲钢", Listed: 19980122, Delisted: 20261123}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 }

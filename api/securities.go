@@ -124,7 +124,9 @@ func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) e
 	if t.LastSeen != 0 {
 		lastSeen = optional(t.LastSeen.String())
 	}
+	delisted, delistedFrom := listedOf(t.Delisted)
 	return ok(w, map[string]any{"code": t.Code.String(), "type": string(t.Type), "board": optional(t.Board),
 		"listed_day": listed, "listed_day_source": listedFrom, "last_seen": lastSeen,
+		"delisted_day": delisted, "delisted_day_source": delistedFrom,
 		"recorded": recordedOf(t.Recorded), "spans": spans, "source": s.sourceLabel(secmaster.Source)})
 }

@@ -454,3 +454,15 @@ CREATE TABLE security_days (
     recorded_at BIGINT NOT NULL,
     PRIMARY KEY (day, source)
 );
+
+-- version 16
+-- The exchanges' lists of delisted companies (issue 28); see schema.sql.
+CREATE TABLE delistings (
+    code         TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    listed_day   INTEGER,
+    delisted_day INTEGER,
+    fetched_at   BIGINT NOT NULL,
+    PRIMARY KEY (code, source)
+);

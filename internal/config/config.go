@@ -28,21 +28,23 @@ import (
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
 // auth.token_max_per_client.
 type Config struct {
-	Server   Server   `toml:"server"`
-	Auth     Auth     `toml:"auth"`
-	Limits   Limits   `toml:"limits"`
-	Market   Market   `toml:"market"`
-	Sources  Sources  `toml:"sources"`
-	HotRank  HotRank  `toml:"hot_rank"`
-	News     News     `toml:"news"`
-	Finance  Finance  `toml:"finance"`
-	Kline    Kline    `toml:"kline"`
-	TDX      TDX      `toml:"tdx"`
-	Screener Screener `toml:"screener"`
-	Stream   Stream   `toml:"stream"`
-	Cache    Cache    `toml:"cache"`
-	Demo     Demo     `toml:"demo"`
-	Log      Log      `toml:"log"`
+	Server  Server  `toml:"server"`
+	Auth    Auth    `toml:"auth"`
+	Limits  Limits  `toml:"limits"`
+	Market  Market  `toml:"market"`
+	Sources Sources `toml:"sources"`
+	HotRank HotRank `toml:"hot_rank"`
+	News    News    `toml:"news"`
+	Finance Finance `toml:"finance"`
+	// Securities is the security master's upstream lists.
+	Securities Securities `toml:"securities"`
+	Kline      Kline      `toml:"kline"`
+	TDX        TDX        `toml:"tdx"`
+	Screener   Screener   `toml:"screener"`
+	Stream     Stream     `toml:"stream"`
+	Cache      Cache      `toml:"cache"`
+	Demo       Demo       `toml:"demo"`
+	Log        Log        `toml:"log"`
 }
 
 // Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
@@ -460,6 +462,7 @@ func (c Config) Validate() error {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)
 	}
 	c.validateInfo(bad)
+	c.validateSecurities(bad)
 	c.Limits.validate(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)

@@ -87,6 +87,12 @@ func Default() Config {
 			PageSize:    500,
 			MaxPageSize: 100,
 		},
+		Securities: Securities{
+			Delisted:         true,
+			DelistedInterval: dur(7 * 24 * time.Hour),
+			SZSE:             upstreamAt("https://www.szse.cn", 20*time.Second, 3, 1),
+			SSE:              upstreamAt("https://query.sse.com.cn", 20*time.Second, 3, 1),
+		},
 		Kline: Kline{
 			Watch:      []string{},
 			MaxWatched: 200,

@@ -59,7 +59,7 @@ history_days = 30
 func terminalConfig(dir string) string {
 	text := "[sources]\ndefault = \"push2\"\n[limits]\ntoken_rate = 0.0\n[demo]\nlive_client = true\n"
 	for _, up := range []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney",
-		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter"} {
+		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "securities.szse", "securities.sse"} {
 		text += "[" + up + "]\nbase_url = \"http://127.0.0.1:9\"\nretries = 0\n"
 	}
 	return text + fmt.Sprintf("[tdx]\ndir = %q\n", dir)

@@ -27,7 +27,7 @@ import (
 func closedUpstreams(except ...string) string {
 	var b strings.Builder
 	for _, up := range []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney",
-		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter"} {
+		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "securities.szse", "securities.sse"} {
 		if !slices.Contains(except, up) {
 			fmt.Fprintf(&b, "[%s]\nbase_url = \"http://127.0.0.1:9\"\nretries = 0\n", up)
 		}

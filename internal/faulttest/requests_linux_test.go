@@ -23,7 +23,7 @@ import (
 
 // upstreamSections are every configurable upstream of mdqs.
 var upstreamSections = []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney",
-	"news.eastmoney", "news.notices", "news.cls", "finance.datacenter"}
+	"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "securities.szse", "securities.sse"}
 
 // startDemo runs the binary on demoConfig plus extra in a folder of its own.
 func startDemo(t *testing.T, extra string) (*loadgen.Process, *client.Client) {

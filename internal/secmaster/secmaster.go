@@ -228,7 +228,7 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 	if err != nil {
 		return nil, rec, err
 	}
-	listed, err := s.store.ListingDays(ctx)
+	listed, err := s.listingDays(ctx)
 	if err != nil {
 		return nil, rec, err
 	}
@@ -269,6 +269,9 @@ type Timeline struct {
 	Spans    []db.SecuritySpan
 	Recorded db.RecordedDays
 	LastSeen market.Day // the last recorded day it was listed; 0 when never
+	// Delisted is the delisting day an exchange's list states, and the
+	// list (delisted.go); zero when none does.
+	Delisted db.ListedOn
 }
 
 // History is code's timeline; a code never recorded nor stated listed by
@@ -298,7 +301,10 @@ func (s *Service) History(ctx context.Context, code market.Code) (Timeline, erro
 			t.LastSeen = sp.Last
 		}
 	}
-	if len(spans) == 0 && t.Listed.Day == 0 {
+	if err := s.addDelisting(ctx, &t); err != nil {
+		return Timeline{}, err
+	}
+	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 {
 		return Timeline{}, market.Errorf(market.KindNotFound, "%s was never recorded (recorded: %s to %s) and no source states its listing", code, rec.First, rec.Last)
 	}
 	return t, nil

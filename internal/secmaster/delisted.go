@@ -1,0 +1,137 @@
+package secmaster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"mdqs/db"
+	"mdqs/internal/config"
+	"mdqs/internal/market"
+	"mdqs/internal/upstream"
+)
+
+// DelistedLists are the exchanges' lists of delisted companies
+// (upstream.Exchanges): the delisting days no quote list keeps.
+type DelistedLists interface {
+	Sources() []string
+	DelistedFrom(ctx context.Context, source string) ([]upstream.Delisting, error)
+	Statuses() []upstream.Status
+}
+
+// Delisted imports the lists into the store.
+type Delisted struct {
+	store *db.Store
+	lists DelistedLists
+	clock market.Clock
+	every time.Duration
+}
+
+// NewDelisted imports lists every interval (see Import).
+func NewDelisted(store *db.Store, lists DelistedLists, clock market.Clock, every time.Duration) *Delisted {
+	return &Delisted{store: store, lists: lists, clock: clock, every: every}
+}
+
+// DelistedFromConfig is the import of a configuration: nil in demo mode
+// (the demo market delists nothing) or when securities.delisted is off.
+// lims is the process's limiter registry (nil: a new one).
+func DelistedFromConfig(cfg config.Config, store *db.Store, lims *upstream.Limiters, clock market.Clock) (*Delisted, error) {
+	s := cfg.Securities
+	if cfg.DemoMode() || !s.Delisted {
+		return nil, nil
+	}
+	if lims == nil {
+		lims = upstream.NewLimiters()
+	}
+	d := upstream.DefaultExchangesConfig()
+	c, err := upstream.NewExchanges(upstream.ExchangesConfig{SZSE: s.SZSE.Source(d.SZSE), SSE: s.SSE.Source(d.SSE)}, lims, clock)
+	if err != nil {
+		return nil, err
+	}
+	return NewDelisted(store, c, clock, s.DelistedInterval.Duration), nil
+}
+
+// Statuses is the lists' health for /health/sources; none when d is nil.
+func (d *Delisted) Statuses() []upstream.Status {
+	if d == nil {
+		return nil
+	}
+	return d.lists.Statuses()
+}
+
+// Import is the job: each list not read within the interval (or never)
+// is read whole and replaces its stored rows. The job runs more often
+// than the interval so that a failed read is tried again within the hour,
+// and so that a restart reads only the lists that are due. A list that
+// fails leaves its stored rows as they were; the other is imported all
+// the same.
+func (d *Delisted) Import(ctx context.Context) error {
+	var errs []error
+	for _, src := range d.lists.Sources() {
+		now := d.clock.Now()
+		at, err := d.store.DelistingsFetched(ctx, src)
+		switch {
+		case err == nil && now.Sub(at) < d.every:
+			continue
+		case err != nil && market.KindOf(err) != market.KindNotFound:
+			errs = append(errs, err)
+			continue
+		}
+		rows, err := d.lists.DelistedFrom(ctx, src)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("the %s list of delisted companies: %w", src, err))
+			continue
+		}
+		out := make([]db.Delisting, len(rows))
+		for i, r := range rows {
+			out[i] = db.Delisting{Code: r.Code, Name: r.Name, Listed: r.Listed, Delisted: r.Delisted}
+		}
+		if err := d.store.ReplaceDelistings(ctx, src, out, d.clock.Now()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// addDelisting completes t with what the lists state of its code: the
+// delisting day and its list, and the listing day when no other source
+// states one (the lists come last: the terminal's gbbq and base.dbf state
+// the day the code's own prices start from).
+func (s *Service) addDelisting(ctx context.Context, t *Timeline) error {
+	rows, err := s.store.Delisting(ctx, t.Code)
+	switch {
+	case market.KindOf(err) == market.KindNotFound:
+		return nil
+	case err != nil:
+		return err
+	}
+	for _, r := range rows {
+		if t.Delisted.Day == 0 && r.Delisted != 0 {
+			t.Delisted = db.ListedOn{Day: r.Delisted, Source: r.Source}
+		}
+		if t.Listed.Day == 0 && r.Listed != 0 {
+			t.Listed = db.ListedOn{Day: r.Listed, Source: r.Source}
+		}
+	}
+	return nil
+}
+
+// listingDays are the store's listing days per code, completed last by
+// the lists' for the codes no other source states.
+func (s *Service) listingDays(ctx context.Context) (map[market.Code]db.ListedOn, error) {
+	listed, err := s.store.ListingDays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.Delistings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if _, has := listed[r.Code]; !has && r.Listed != 0 {
+			listed[r.Code] = db.ListedOn{Day: r.Listed, Source: r.Source}
+		}
+	}
+	return listed, nil
+}
