@@ -24,8 +24,10 @@ type securitiesAnswer struct {
 }
 
 type historyAnswer struct {
-	LastSeen *string `json:"last_seen"`
-	Spans    []struct {
+	LastSeen          *string `json:"last_seen"`
+	DelistedDay       *string `json:"delisted_day"`
+	DelistedDaySource *string `json:"delisted_day_source"`
+	Spans             []struct {
 		Field string  `json:"field"`
 		Value *string `json:"value"`
 		From  string  `json:"from"`
@@ -97,6 +99,9 @@ func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
 	get("/v1/api/securities/history?code="+code.String(), &hist)
 	if hist.LastSeen == nil || *hist.LastSeen != last.String() {
 		t.Fatalf("%v: last_seen %v; want %v", code, hist.LastSeen, last)
+	}
+	if hist.DelistedDay == nil || *hist.DelistedDay != delisted.String() || hist.DelistedDaySource == nil || *hist.DelistedDaySource != "demo" {
+		t.Fatalf("%v: delisted_day %v from %v; want %v from the demo's list", code, hist.DelistedDay, hist.DelistedDaySource, delisted)
 	}
 
 	// Its last weeks were under *ST: the ST rule's ±5 % those days, and

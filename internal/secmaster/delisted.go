@@ -34,7 +34,8 @@ func NewDelisted(store *db.Store, lists DelistedLists, clock market.Clock, every
 }
 
 // DelistedFromConfig is the import of a configuration: nil in demo mode
-// (the demo market delists nothing) or when securities.delisted is off.
+// (the demo market states its own delistings, see recordDelistings) or
+// when securities.delisted is off.
 // lims is the process's limiter registry (nil: a new one).
 func DelistedFromConfig(cfg config.Config, store *db.Store, lims *upstream.Limiters, clock market.Clock) (*Delisted, error) {
 	s := cfg.Securities
@@ -134,4 +135,17 @@ func (s *Service) listingDays(ctx context.Context) (map[market.Code]db.ListedOn,
 		}
 	}
 	return listed, nil
+}
+
+// recordDelistings stores the delistings History states (the demo's), as
+// an exchange's list would give them: the name of its last listed day,
+// its listing and delisting days.
+func (s *Service) recordDelistings(ctx context.Context) error {
+	days := s.cfg.History.DelistingDays()
+	listed := s.cfg.History.ListingDays()
+	rows := make([]db.Delisting, 0, len(days))
+	for code, d := range days {
+		rows = append(rows, db.Delisting{Code: code, Name: s.cfg.History.NamesOn(s.cal.Prev(d))[code], Listed: listed[code], Delisted: d})
+	}
+	return s.store.ReplaceDelistings(ctx, HistorySource, rows, s.clock.Now())
 }

@@ -32,6 +32,7 @@ type History interface {
 	NamesOn(day market.Day) map[market.Code]string
 	SuspendedOn(day market.Day) map[market.Code]bool
 	ListingDays() map[market.Code]market.Day
+	DelistingDays() map[market.Code]market.Day
 }
 
 // HistorySource names the listing days History states.
@@ -101,6 +102,9 @@ func (s *Service) backfill(ctx context.Context, today market.Day) error {
 	}
 	if rec.Count == 0 {
 		if err := s.store.ReplaceListingDays(ctx, HistorySource, s.cfg.History.ListingDays()); err != nil {
+			return err
+		}
+		if err := s.recordDelistings(ctx); err != nil {
 			return err
 		}
 	}
@@ -277,8 +281,10 @@ type Timeline struct {
 // History is code's timeline; a code never recorded nor stated listed by
 // any source is a not-found error.
 func (s *Service) History(ctx context.Context, code market.Code) (Timeline, error) {
+	// Before the first record a list may still state a code's listing or
+	// delisting: the timeline is then that alone.
 	rec, err := s.Recorded(ctx)
-	if err != nil {
+	if err != nil && market.KindOf(err) != market.KindNotFound {
 		return Timeline{}, err
 	}
 	spans, err := s.store.SecurityTimeline(ctx, code)

@@ -104,6 +104,11 @@ type history struct {
 
 func (h history) NamesOn(day market.Day) map[market.Code]string { return h.on(day) }
 
+// DelistingDays: 600001 left before the days back-filled.
+func (h history) DelistingDays() map[market.Code]market.Day {
+	return map[market.Code]market.Day{market.MustCode("600001.SH"): 20261110}
+}
+
 // SuspendedOn: 000002 did not trade on 2026-11-20.
 func (h history) SuspendedOn(day market.Day) map[market.Code]bool {
 	return map[market.Code]bool{market.MustCode("000002.SZ"): day == 20261120}
@@ -138,8 +143,9 @@ func TestBackfillFromAPastTheSourceKnows(t *testing.T) {
 	if err != nil || rec.First != 20261117 || rec.Last != 20261123 || rec.Count != 5 {
 		t.Fatalf("recorded = %+v, %v; want the 5 trading days before 2026-11-24", rec, err)
 	}
-	if err := svc.Record(ctx); err != nil || calls != 5 {
-		t.Fatalf("a second run asked the past %d times, %v; want nothing more", calls-5, err)
+	first := calls // the 5 days, and the delisted code's last name
+	if err := svc.Record(ctx); err != nil || calls != first || first != 6 {
+		t.Fatalf("the first run asked the past %d times, the second %d, %v; want 6, then nothing more", first, calls-first, err)
 	}
 	tl, err := svc.History(ctx, market.MustCode("300003.SZ"))
 	if err != nil || len(tl.Spans) == 0 || tl.Spans[0].First != 20261119 || tl.Listed.Day != 20261119 || tl.Listed.Source != secmaster.HistorySource {
@@ -147,6 +153,12 @@ func TestBackfillFromAPastTheSourceKnows(t *testing.T) {
 	}
 	if u, _, _ := svc.Universe(ctx, 20261118, secmaster.Filter{}); len(u) != 1 || u[0].ST != "ST" {
 		t.Errorf("2026-11-18, before the listing: %+v; want 000002 alone, under its warning", u)
+	}
+	// A code delisted before the record starts: its delisting, as the
+	// past states it, is its whole timeline.
+	if tl, err := svc.History(ctx, market.MustCode("600001.SH")); err != nil || len(tl.Spans) != 0 ||
+		tl.Delisted != (db.ListedOn{Day: 20261110, Source: secmaster.HistorySource}) {
+		t.Errorf("600001, delisted 2026-11-10: %+v, %v", tl, err)
 	}
 	for day, want := range map[market.Day]bool{20261119: false, 20261120: true, 20261123: false} {
 		if u, _, _ := svc.Universe(ctx, day, secmaster.Filter{}); len(u) != 2 || u[0].Suspended != want {
