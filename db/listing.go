@@ -38,12 +38,18 @@ func (s *Store) ReplaceListingDays(ctx context.Context, source string, days map[
 // ListingDay is code's listing day and the source that states it; a
 // not-found error when none does. A store holds one market's data (demo
 // and live never share one), so where two sources state a day the
-// earlier counts.
+// earlier counts. An exchange's list of delisted companies comes last:
+// the terminal's files state the day a code's own prices start from, and
+// they drop a code once it is delisted, which is when the list has it.
 func (s *Store) ListingDay(ctx context.Context, code market.Code) (market.Day, string, error) {
 	var day int64
 	var source string
 	err := s.r.QueryRowContext(ctx, `SELECT day, source FROM listing_days WHERE code = ? ORDER BY day, source LIMIT 1`,
 		code.String()).Scan(&day, &source)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.r.QueryRowContext(ctx, `SELECT listed_day, source FROM delistings WHERE code = ? AND listed_day IS NOT NULL
+			ORDER BY listed_day, source LIMIT 1`, code.String()).Scan(&day, &source)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", market.Errorf(market.KindNotFound, "no listing day of %s", code)
 	}

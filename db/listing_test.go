@@ -3,7 +3,9 @@ package db_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/internal/market"
 )
@@ -31,5 +33,31 @@ func TestListingDaysAreReplacedPerSource(t *testing.T) {
 	}
 	if d, _, err := s.ListingDay(ctx, market.MustCode("000002.SZ")); market.KindOf(err) != market.KindNotFound {
 		t.Errorf("a code no source names = %v, %v; want not found", d, err)
+	}
+}
+
+// A list of delisted companies states a listing day last: only for a code
+// no other source has, in ListingDay and ListingDays alike.
+func TestListingDayFromADelistedListComesLast(t *testing.T) {
+	s := dbtest.Open(t)
+	ctx := context.Background()
+	kept, gone := market.MustCode("600519.SH"), market.MustCode("600001.SH")
+	if err := s.ReplaceListingDays(ctx, "tdx-base", map[market.Code]market.Day{kept: 20010827}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceDelistings(ctx, "sse", []db.Delisting{
+		{Code: kept, Name: "茅台", Listed: 19990101, Delisted: 20991231}, // a wrong row must not win
+		{Code: gone, Name: "邯郸钢铁", Listed: 19980122, Delisted: 20091229},
+	}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.ListingDays(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, want := range map[market.Code]db.ListedOn{kept: {Day: 20010827, Source: "tdx-base"}, gone: {Day: 19980122, Source: "sse"}} {
+		if d, src, err := s.ListingDay(ctx, code); err != nil || (db.ListedOn{Day: d, Source: src}) != want || all[code] != want {
+			t.Errorf("%v: ListingDay %v from %q (%v), ListingDays %+v; want %+v", code, d, src, err, all[code], want)
+		}
 	}
 }

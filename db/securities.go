@@ -273,9 +273,12 @@ func (s *Store) querySpans(ctx context.Context, query string, args ...any) ([]Se
 }
 
 // ListingDays are the listing days every source states, per code (the
-// earliest where two do), with the source.
+// earliest where two do), with the source; the lists of delisted
+// companies come last, as in ListingDay.
 func (s *Store) ListingDays(ctx context.Context) (map[market.Code]ListedOn, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT code, day, source FROM listing_days ORDER BY code, day, source`)
+	rows, err := s.r.QueryContext(ctx, `SELECT code, day, source, 0 AS rank FROM listing_days
+		UNION ALL SELECT code, listed_day, source, 1 FROM delistings WHERE listed_day IS NOT NULL
+		ORDER BY code, rank, day, source`)
 	if err != nil {
 		return nil, classify(err, "read listing days")
 	}
@@ -283,8 +286,8 @@ func (s *Store) ListingDays(ctx context.Context) (map[market.Code]ListedOn, erro
 	out := map[market.Code]ListedOn{}
 	for rows.Next() {
 		var code, source string
-		var day int64
-		if err := rows.Scan(&code, &day, &source); err != nil {
+		var day, rank int64
+		if err := rows.Scan(&code, &day, &source, &rank); err != nil {
 			return nil, classify(err, "read listing days")
 		}
 		c, err := market.ParseCode(code)

@@ -95,10 +95,9 @@ func (d *Delisted) Import(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// addDelisting completes t with what the lists state of its code: the
-// delisting day and its list, and the listing day when no other source
-// states one (the lists come last: the terminal's gbbq and base.dbf state
-// the day the code's own prices start from).
+// addDelisting completes t with the delisting day the lists state of its
+// code, and the list (their listing days come with the store's,
+// db.ListingDay).
 func (s *Service) addDelisting(ctx context.Context, t *Timeline) error {
 	rows, err := s.store.Delisting(ctx, t.Code)
 	switch {
@@ -111,30 +110,8 @@ func (s *Service) addDelisting(ctx context.Context, t *Timeline) error {
 		if t.Delisted.Day == 0 && r.Delisted != 0 {
 			t.Delisted = db.ListedOn{Day: r.Delisted, Source: r.Source}
 		}
-		if t.Listed.Day == 0 && r.Listed != 0 {
-			t.Listed = db.ListedOn{Day: r.Listed, Source: r.Source}
-		}
 	}
 	return nil
-}
-
-// listingDays are the store's listing days per code, completed last by
-// the lists' for the codes no other source states.
-func (s *Service) listingDays(ctx context.Context) (map[market.Code]db.ListedOn, error) {
-	listed, err := s.store.ListingDays(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.store.Delistings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if _, has := listed[r.Code]; !has && r.Listed != 0 {
-			listed[r.Code] = db.ListedOn{Day: r.Listed, Source: r.Source}
-		}
-	}
-	return listed, nil
 }
 
 // recordDelistings stores the delistings History states (the demo's), as

@@ -232,7 +232,7 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 	if err != nil {
 		return nil, rec, err
 	}
-	listed, err := s.listingDays(ctx)
+	listed, err := s.store.ListingDays(ctx)
 	if err != nil {
 		return nil, rec, err
 	}
