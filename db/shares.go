@@ -1,8 +1,10 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"strconv"
 
 	"mdqs/internal/market"
@@ -33,8 +35,8 @@ func shareFilter(p string) string {
 // SharesOn is, for each code with a share-count record dated on or before
 // day, the latest such record: the shares in force that day. A gbbq
 // carries records announced for days ahead; they do not count before
-// their day. Two records of one day are ordered by category, then the
-// source's order; the last stands.
+// their day. Two records of one day are ordered as ShareHistory orders
+// them; the last stands.
 func (s *Store) SharesOn(ctx context.Context, day market.Day) (map[market.Code]Shares, error) {
 	// Each code's latest day, then that day's records: a window function
 	// over the 65,000 share records of a full gbbq sorts them all, and took
@@ -42,7 +44,7 @@ func (s *Store) SharesOn(ctx context.Context, day market.Day) (map[market.Code]S
 	rows, err := s.r.QueryContext(ctx, `SELECT a.code, a.source, a.day, a.category, a.f3, a.f4 FROM corporate_actions a
 		JOIN (SELECT code, max(day) AS day FROM corporate_actions WHERE day <= ? AND `+shareFilter("")+` GROUP BY code) latest
 		ON a.code = latest.code AND a.day = latest.day
-		WHERE `+shareFilter("a.")+` ORDER BY a.code, a.category, a.seq, a.source`, int64(day))
+		WHERE `+shareFilter("a.")+` ORDER BY a.code, a.category, a.source, a.seq`, int64(day))
 	if err != nil {
 		return nil, classify(err, "read shares")
 	}
@@ -66,12 +68,12 @@ func (s *Store) SharesOn(ctx context.Context, day market.Day) (map[market.Code]S
 }
 
 // ShareHistory is every share-count record of code, oldest first (by day,
-// category, then the source's order), those dated after today included:
+// category, source, then the source's order), those dated after today included:
 // the history as the source holds it. None is an empty list, not an
 // error: most codes other than stocks have none.
 func (s *Store) ShareHistory(ctx context.Context, code market.Code) ([]Shares, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT source, day, category, f3, f4 FROM corporate_actions
-		WHERE code = ? AND `+shareFilter("")+` ORDER BY day, category, seq, source`, code.String())
+		WHERE code = ? AND `+shareFilter("")+` ORDER BY day, category, source, seq`, code.String())
 	if err != nil {
 		return nil, classify(err, "read share history")
 	}
@@ -87,6 +89,49 @@ func (s *Store) ShareHistory(ctx context.Context, code market.Code) ([]Shares, e
 		out = append(out, sh)
 	}
 	return out, classify(rows.Err(), "read share history")
+}
+
+// ShareHistories is ShareHistory of every code at once: an import of the
+// terminal's 5,000 daily files reads them in one query (about 100 ms of a
+// full gbbq) rather than one query a file (0.4 s).
+func (s *Store) ShareHistories(ctx context.Context) (map[market.Code][]Shares, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT code, source, day, category, f3, f4 FROM corporate_actions
+		WHERE `+shareFilter("")+` ORDER BY code, source, day, category, seq`)
+	if err != nil {
+		return nil, classify(err, "read share histories")
+	}
+	defer rows.Close()
+	out := map[market.Code][]Shares{}
+	var last string
+	var c market.Code
+	for rows.Next() {
+		var code string
+		var sh Shares
+		var fl, total float64
+		if err := rows.Scan(&code, &sh.Source, &sh.Day, &sh.Category, &fl, &total); err != nil {
+			return nil, classify(err, "read share histories")
+		}
+		if code != last {
+			sortShares(out[c])
+			if c, err = market.ParseCode(code); err != nil {
+				return nil, market.Wrap(market.KindInternal, err, "shares: stored code %q", code)
+			}
+			last = code
+		}
+		sh.Float, sh.Total = sharesOf(fl), sharesOf(total)
+		out[c] = append(out[c], sh)
+	}
+	sortShares(out[c])
+	return out, classify(rows.Err(), "read share histories")
+}
+
+// sortShares puts one code's records, read in the table's key order
+// (source first), in ShareHistory's: the key order costs SQL no sort,
+// and a store holds one source, whose records it leaves as they are.
+func sortShares(list []Shares) {
+	slices.SortStableFunc(list, func(a, b Shares) int {
+		return cmp.Or(cmp.Compare(a.Day, b.Day), cmp.Compare(a.Category, b.Category))
+	})
 }
 
 // SharesAt is the record in force on day among history (ShareHistory's

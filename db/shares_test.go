@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"mdqs/db"
@@ -129,6 +130,23 @@ func TestShareHistoryListsTheShareRecords(t *testing.T) {
 	}
 	if hist[1].Category != 3 || hist[2].Category != 9 {
 		t.Errorf("one day's records = %+v, %+v; want category 3 then 9", hist[1], hist[2])
+	}
+	// ShareHistories holds the same histories, of every code at once.
+	all, err := s.ShareHistories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 {
+		t.Errorf("ShareHistories has %d codes, want 300750.SZ and 600000.SH", len(all))
+	}
+	for _, tt := range tests {
+		one, err := s.ShareHistory(ctx, market.MustCode(tt.code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := all[market.MustCode(tt.code)]; len(got) != len(one) || (len(one) > 0 && !slices.Equal(got, one)) {
+			t.Errorf("ShareHistories[%s] = %+v, ShareHistory says %+v", tt.code, got, one)
+		}
 	}
 	// SharesAt agrees with SharesOn on every day around the records.
 	for _, day := range []market.Day{20160317, 20160318, 20160623, 20160624, 20261231, 20270101} {
