@@ -19,6 +19,29 @@ type securityItem struct {
 	ListedDay       *string `json:"listed_day"`
 	ListedDaySource *string `json:"listed_day_source"`
 	LimitPct        *int64  `json:"limit_pct"`
+	TotalShares     *int64  `json:"total_shares"`
+	FloatShares     *int64  `json:"float_shares"`
+	SharesDay       *string `json:"shares_day"`
+	SharesSource    *string `json:"shares_source"`
+}
+
+// shareItem is one share-count record of a code's history.
+type shareItem struct {
+	Day         string `json:"day"`
+	Category    int    `json:"category"`
+	FloatShares int64  `json:"float_shares"`
+	TotalShares int64  `json:"total_shares"`
+	Source      string `json:"source"`
+}
+
+// withShares fills the shares a security had that day; all four stay
+// null without a record by then.
+func (it *securityItem) withShares(sh db.Shares) {
+	if sh.Day == 0 {
+		return
+	}
+	it.TotalShares, it.FloatShares = &sh.Total, &sh.Float
+	it.SharesDay, it.SharesSource = optional(sh.Day.String()), optional(sh.Source)
 }
 
 type recordedRange struct {
@@ -82,6 +105,7 @@ func (s *Server) handleSecurities(w http.ResponseWriter, r *http.Request) error 
 		items[i] = securityItem{Code: sec.Code.String(), Name: sec.Name, Type: string(sec.Type), Board: optional(sec.Board),
 			ST: optional(sec.ST), Suspended: sec.Suspended}
 		items[i].ListedDay, items[i].ListedDaySource = listedOf(sec.Listed)
+		items[i].withShares(sec.Shares)
 		// The rule of that day: its board's, its name's warning and new
 		// listing mark, the rule changes up to it (quote.LimitPct).
 		if pct, ok := quote.LimitPct(sec.Code, sec.Name, day); ok {
@@ -119,6 +143,10 @@ func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) e
 	for i, sp := range t.Spans {
 		spans[i] = spanItem{Field: sp.Field, Value: optional(sp.Value), From: sp.First.String(), To: sp.Last.String(), Source: s.sourceLabel(sp.Source)}
 	}
+	shares := make([]shareItem, len(t.Shares))
+	for i, sh := range t.Shares {
+		shares[i] = shareItem{Day: sh.Day.String(), Category: sh.Category, FloatShares: sh.Float, TotalShares: sh.Total, Source: sh.Source}
+	}
 	listed, listedFrom := listedOf(t.Listed)
 	var lastSeen *string
 	if t.LastSeen != 0 {
@@ -128,5 +156,5 @@ func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) e
 	return ok(w, map[string]any{"code": t.Code.String(), "type": string(t.Type), "board": optional(t.Board),
 		"listed_day": listed, "listed_day_source": listedFrom, "last_seen": lastSeen,
 		"delisted_day": delisted, "delisted_day_source": delistedFrom,
-		"recorded": recordedOf(t.Recorded), "spans": spans, "source": s.sourceLabel(secmaster.Source)})
+		"recorded": recordedOf(t.Recorded), "spans": spans, "shares": shares, "source": s.sourceLabel(secmaster.Source)})
 }

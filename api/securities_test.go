@@ -67,3 +67,84 @@ func TestSecuritiesOfAPastDayAreThatDays(t *testing.T) {
 		t.Errorf("2020-08-25: %v; want 300750 alone, 600001 delisted", got)
 	}
 }
+
+// Each security of a day carries the shares in force that day (300750's
+// real gbbq records: a change dated later does not count), null ones
+// without a record; the history lists every record in shares.
+func TestSecuritiesCarryTheSharesOfTheirDay(t *testing.T) {
+	h := newHarness(t)
+	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	tok := h.token("c", "secret-c")
+	ctx := context.Background()
+	c := market.MustCode
+	for _, d := range []market.Day{20190610, 20190611} {
+		obs := []db.SecurityObservation{{Code: c("300750.SZ"), Name: "宁德时代"}, {Code: c("600001.SH"), Name: "甲钢"}}
+		if _, err := h.store.RecordSecurityDay(ctx, secmaster.Source, d, obs, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	share := func(day market.Day, f1, f2, f3, f4 float32) db.Action {
+		return db.Action{Code: c("300750.SZ"), Day: day, Category: 5, F: [4]float64{float64(f1), float64(f2), float64(f3), float64(f4)}}
+	}
+	if _, err := h.store.ReplaceActions(ctx, "tdx", []db.Action{
+		share(20180611, 0, 0, 21724.373, 217243.7),
+		share(20180919, 21724.373, 217243.7, 21724.373, 219501.73),
+		share(20190611, 21724.373, 219501.73, 119705.62, 219501.73),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type item struct {
+		Code         string  `json:"code"`
+		TotalShares  *int64  `json:"total_shares"`
+		FloatShares  *int64  `json:"float_shares"`
+		SharesDay    *string `json:"shares_day"`
+		SharesSource *string `json:"shares_source"`
+	}
+	tests := []struct {
+		date              string
+		float, total      int64
+		sharesDay, source string
+	}{
+		{"2019-06-10", 217243730, 2195017300, "2018-09-19", "tdx"},
+		{"2019-06-11", 1197056200, 2195017300, "2019-06-11", "tdx"},
+	}
+	for _, tt := range tests {
+		r := h.signed(http.MethodGet, "/v1/api/securities?date="+tt.date, tok, nil)
+		r.expect(t, 200, "OK")
+		var a struct {
+			Items []item `json:"items"`
+		}
+		if err := json.Unmarshal(r.data, &a); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]item{}
+		for _, it := range a.Items {
+			got[it.Code] = it
+		}
+		if it := got["300750.SZ"]; it.FloatShares == nil || *it.FloatShares != tt.float || *it.TotalShares != tt.total ||
+			*it.SharesDay != tt.sharesDay || *it.SharesSource != tt.source {
+			t.Errorf("%s: 300750.SZ = %s; want float %d total %d from %s", tt.date, r.data, tt.float, tt.total, tt.sharesDay)
+		}
+		if it, ok := got["600001.SH"]; !ok || it.FloatShares != nil || it.TotalShares != nil || it.SharesDay != nil || it.SharesSource != nil {
+			t.Errorf("%s: 600001.SH = %+v; want null shares", tt.date, it)
+		}
+	}
+	r := h.signed(http.MethodGet, "/v1/api/securities/history?code=300750.SZ", tok, nil)
+	r.expect(t, 200, "OK")
+	var hist struct {
+		Shares []struct {
+			Day         string `json:"day"`
+			Category    int    `json:"category"`
+			FloatShares int64  `json:"float_shares"`
+			TotalShares int64  `json:"total_shares"`
+			Source      string `json:"source"`
+		} `json:"shares"`
+	}
+	if err := json.Unmarshal(r.data, &hist); err != nil {
+		t.Fatal(err)
+	}
+	if len(hist.Shares) != 3 || hist.Shares[0].Day != "2018-06-11" || hist.Shares[0].FloatShares != 217243730 ||
+		hist.Shares[2].TotalShares != 2195017300 || hist.Shares[2].Category != 5 || hist.Shares[1].Source != "tdx" {
+		t.Errorf("history's shares = %+v", hist.Shares)
+	}
+}

@@ -39,6 +39,11 @@ func (s *Service) Bars(ctx context.Context, code market.Code, freq market.Freq, 
 					out = append(out, b)
 				}
 			}
+			if freq == market.Daily {
+				if err := s.withTurnover(ctx, code, out); err != nil {
+					return nil, err
+				}
+			}
 			return out, nil
 		}
 	}

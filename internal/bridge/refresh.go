@@ -109,10 +109,12 @@ func (s *Service) Refresh(ctx context.Context, progress Progress) (*Report, erro
 			}
 		}
 	}
-	if err := s.importBars(ctx, t, changedBars, rep, progress); err != nil {
+	// The gbbq goes in first: a daily bar's turnover rate is computed on
+	// import from the float shares its share records give that day.
+	if err := s.importMeta(ctx, t, changedOther, rep); err != nil {
 		return rep, err
 	}
-	if err := s.importMeta(ctx, t, changedOther, rep); err != nil {
+	if err := s.importBars(ctx, t, changedBars, rep, progress); err != nil {
 		return rep, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -158,6 +160,7 @@ func (s *Service) importBars(ctx context.Context, t *tdx.Terminal, files []tdx.F
 			}
 		}
 	}()
+	shares := importShares{store: s.store}
 	pending := 0
 	flush := func() error {
 		if len(states) == 0 {
@@ -195,6 +198,11 @@ func (s *Service) importBars(ctx context.Context, t *tdx.Terminal, files []tdx.F
 				cover, err := s.coverage(ctx, f.Code, f.Kind.Freq(), bf.Bars)
 				if err != nil {
 					return err
+				}
+				if f.Kind == tdx.KindDay {
+					if err := shares.fill(ctx, f.Code, bf.Bars); err != nil {
+						return err
+					}
 				}
 				batches = append(batches, db.BarBatch{Code: f.Code, Freq: f.Kind.Freq(), Source: Source, Bars: bf.Bars, Cover: cover})
 			}

@@ -57,6 +57,7 @@ type Service struct {
 	cal    *market.Calendar
 	clock  market.Clock
 	cfg    Config
+	shares sharesCache
 }
 
 func New(store *db.Store, quotes Quotes, cal *market.Calendar, clock market.Clock, cfg Config) *Service {
@@ -197,6 +198,7 @@ type Security struct {
 	ST        string // "", "ST", "*ST"
 	Suspended bool
 	Listed    db.ListedOn // zero: no source states the listing day
+	Shares    db.Shares   // in force that day (shares.go); zero: no share record by then
 }
 
 // Filter narrows a universe.
@@ -258,6 +260,9 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 		}
 	}
 	flush()
+	if err := s.withShares(ctx, day, out); err != nil {
+		return nil, rec, err
+	}
 	return out, rec, nil
 }
 
@@ -276,6 +281,9 @@ type Timeline struct {
 	// Delisted is the delisting day an exchange's list states, and the
 	// list (delisted.go); zero when none does.
 	Delisted db.ListedOn
+	// Shares are its share-count records, oldest first, those dated
+	// ahead included (the source's record, not a point in time).
+	Shares []db.Shares
 }
 
 // History is code's timeline; a code never recorded nor stated listed by
@@ -312,6 +320,9 @@ func (s *Service) History(ctx context.Context, code market.Code) (Timeline, erro
 	}
 	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 {
 		return Timeline{}, market.Errorf(market.KindNotFound, "%s was never recorded (recorded: %s to %s) and no source states its listing", code, rec.First, rec.Last)
+	}
+	if t.Shares, err = s.store.ShareHistory(ctx, code); err != nil {
+		return Timeline{}, err
 	}
 	return t, nil
 }

@@ -35,7 +35,7 @@ _EVICTED_PREFIX = "token evicted:"
 _INT_COLUMNS = frozenset({
     "volume", "count", "rank", "signal_rank", "heat", "up", "down", "id", "type",
     "category", "sectors_up", "sectors_down", "stocks_up", "stocks_down", "movers",
-    "event_ms", "updated_ms", "alert_id_num",
+    "event_ms", "updated_ms", "alert_id_num", "total_shares", "float_shares",
 })
 
 Params = Mapping[str, Any]
@@ -807,8 +807,9 @@ class Client:
     def securities(self, date: Optional[str] = None, type: Optional[str] = None, board: Optional[str] = None,
                    st: Optional[bool] = None, as_frame: bool = False) -> Any:
         """The universe as it was on ``date`` (default: the last recorded day):
-        codes delisted since included, each with its name, ST status and
-        suspension of that day. ``data`` with ``items`` (a frame of them with
+        codes delisted since included, each with its name, ST status,
+        suspension and total and float shares of that day (null without a
+        share record by then). ``data`` with ``items`` (a frame of them with
         ``as_frame``, the rest in ``attrs``)."""
         flag = None if st is None else ("true" if st else "false")
         data = self.get("/v1/api/securities", date=date, type=type, board=board, st=flag)
@@ -816,8 +817,9 @@ class Client:
 
     def security_history(self, code: str, as_frame: bool = False) -> Any:
         """One code's timeline: its listed spans, names (曾用名), ST spells and
-        suspensions with their days. ``data`` with ``spans`` (a frame of them
-        with ``as_frame``)."""
+        suspensions with their days, and its share-count records (``shares``).
+        ``data`` with ``spans`` (a frame of them with ``as_frame``, the
+        shares in ``attrs``)."""
         return self._rows(self.get("/v1/api/securities/history", code=code), "spans", as_frame)
 
     def macd_bs(self, code: str, freq: str = "D", start: Optional[str] = None, end: Optional[str] = None,

@@ -273,6 +273,19 @@ class TestFunctions(ServerTest):
         h = self.client.security_history(self.code)
         self.assertEqual(h["code"], self.code)
         self.assertEqual(h["spans"][0]["field"], "listed")
+        # The demo's gbbq has a listing record with the shares of each stock
+        # listed within its history; the others have none, all four null.
+        known = [x for x in u["items"] if x["float_shares"] is not None]
+        self.assertGreater(len(known), 0)
+        for x in u["items"]:
+            if x["float_shares"] is None:
+                self.assertEqual([x["total_shares"], x["shares_day"], x["shares_source"]], [None, None, None])
+            else:
+                self.assertGreaterEqual(x["total_shares"], x["float_shares"])
+                self.assertLessEqual(x["shares_day"], u["date"])
+        shares = self.client.security_history(known[0]["code"])["shares"]
+        self.assertEqual(shares[0]["day"], known[0]["shares_day"])
+        self.assertEqual(shares[0]["float_shares"], known[0]["float_shares"])
         with self.assertRaises(MdqsError) as cm:
             self.client.securities(date="2000-01-04")
         self.assertEqual(cm.exception.status, 404)
@@ -802,6 +815,8 @@ class TestFrames(ServerTest):
         df = self.client.securities(as_frame=True)
         self.assertGreater(len(df), 0)
         self.assertEqual(str(df["suspended"].dtype), "bool")
+        for col in ("total_shares", "float_shares"):
+            self.assertEqual(str(df[col].dtype), "Int64", col)
         self.assertIn("recorded", df.attrs)
         spans = self.client.security_history(self.code, as_frame=True)
         self.assertIn("field", spans.columns)
