@@ -357,6 +357,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if src.IsDemo() && cfg.Demo.HistoryDays > 0 {
 		frame.ReadHistoryFrom(src.Demo)
 	}
+	// A screen of a past date screens the stocks listed that day.
+	frame.ReadPastFrom(securities)
 	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{})
 	// Screens read the bars, chips and signals of the day the end-of-day
 	// job has just stored: the job rebuilds the frame once it is done.

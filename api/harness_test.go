@@ -149,6 +149,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	}
 	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
+	frame.ReadPastFrom(deps.Securities)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
 	if !hc.stopped {

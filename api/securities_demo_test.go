@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mdqs/internal/market"
 	"mdqs/internal/quote"
@@ -63,7 +64,7 @@ func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
 	if err := h.api.Securities.Record(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h.addClient("c", "secret-c", clientOpts{scopes: "market,kline"})
+	h.addClient("c", "secret-c", clientOpts{scopes: "market,kline,screener"})
 	tok := h.token("c", "secret-c")
 	get := func(path string, into any) {
 		t.Helper()
@@ -144,6 +145,38 @@ func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
 			}
 		}
 	}
+
+	// A screen of its last day finds it, at that day's close (the bars the
+	// K-line request above stored); today's does not.
+	for _, c := range []struct {
+		date    string
+		matched int
+	}{{last.String(), 1}, {"", 0}} {
+		body := `{"expression": "code == \"` + code.String() + `\" && price > 0", "universe": {"date": "` + c.date + `"}}`
+		r := h.signed(http.MethodPost, "/v1/api/screener/queue/submit", tok, []byte(body))
+		r.expect(t, 200, "OK")
+		var job struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal(r.data, &job)
+		var st struct {
+			State   string `json:"state"`
+			Matched int    `json:"matched"`
+			Error   string `json:"error"`
+		}
+		for range 500 {
+			get("/v1/api/screener/queue/status?id="+job.ID, &st)
+			if st.State == "succeeded" || st.State == "failed" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if st.State != "succeeded" || st.Matched != c.matched {
+			t.Fatalf("screen of %q: %s (%s), %d matched; want %d", c.date, st.State, st.Error, st.Matched, c.matched)
+		}
+	}
+	r := h.signed(http.MethodPost, "/v1/api/screener/queue/submit", tok, []byte(`{"expression": "price > 0", "universe": {"date": "2019-01-02"}}`))
+	r.expect(t, 404, "not found")
 
 	// A rename inside the recorded days: both names, each with its days.
 	rec, err := h.api.Securities.Recorded(ctx)

@@ -84,6 +84,9 @@ func (s *Service) Create(ctx context.Context, clientID string, req Request) (db.
 	if err != nil {
 		return db.Alert{}, err
 	}
+	if req.Universe.Date != "" {
+		return db.Alert{}, market.Errorf(market.KindInvalid, "universe.date is for screens of a past day; an alert watches the live market")
+	}
 	if err := screener.CheckUniverse(req.Universe); err != nil {
 		return db.Alert{}, err
 	}

@@ -3,6 +3,7 @@ package screener
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,6 +68,10 @@ type Frame struct {
 	gen     uint64        // Invalidate's count: a part built before the latest call is stale
 	pending chan struct{} // closed when the build in flight ends; nil when none runs
 	waiting int           // callers waiting for it
+
+	past    Past       // nil: no screens of a past date
+	pastMu  sync.Mutex // one past day's build at a time
+	pastDay *dailyPart // the last past day's part
 
 	snapMu sync.Mutex // one snapshot read at a time
 	snap   []market.Quote
@@ -295,7 +300,7 @@ func (f *Frame) current(ctx context.Context) (*dailyPart, error) {
 		f.pending = done
 		gen, prev := f.gen, f.daily
 		f.mu.Unlock()
-		d, err := f.build(ctx, day, gen, prev)
+		d, err := f.build(ctx, day, gen, prev, false)
 		f.mu.Lock()
 		if err == nil {
 			f.daily = d
@@ -311,8 +316,10 @@ func (f *Frame) current(ctx context.Context) (*dailyPart, error) {
 
 // build reads the whole market's recent daily bars in one query (five
 // columns), the latest chips and signals in one query each, and the
-// membership once. prev, the part it replaces, sizes the columns.
-func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dailyPart) (*dailyPart, error) {
+// membership once. prev, the part it replaces, sizes the columns. A past
+// day's part (past) holds the bars through that day only and no chips or
+// signals: the store keeps the latest of those, which are not that day's.
+func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dailyPart, past bool) (*dailyPart, error) {
 	stocks, bars := 6000, 6000*(historyDays+1)
 	if prev != nil {
 		stocks, bars = len(prev.hist.last)+64, len(prev.hist.close)+64*(historyDays+1)
@@ -337,6 +344,10 @@ func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dai
 			from = f.cal.Prev(from)
 		}
 		err = f.store.EachDailyColumns(ctx, from.Start().Unix(), func(code string, c db.DailyColumns) error {
+			if past {
+				n, _ := slices.BinarySearch(c.Days, day+1)
+				c = db.DailyColumns{Days: c.Days[:n], High: c.High[:n], Low: c.Low[:n], Close: c.Close[:n], Volume: c.Volume[:n]}
+			}
 			d.hist.add(code, c)
 			return nil
 		})
@@ -351,6 +362,9 @@ func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dai
 			return s
 		}
 		return staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
+	}
+	if past {
+		return d, f.addMembership(ctx, d, get)
 	}
 	if chipDay, _, chips, err := f.store.Chips(ctx, db.ChipQuery{Window: chipWindow, Limit: 100_000}); err == nil {
 		d.chipDay = chipDay
@@ -371,23 +385,30 @@ func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dai
 		s.microVolRatio, s.volAcc = sig.MicroVolRatio, sig.VolAcc
 		d.static[sig.Code] = s
 	}
-	if f.membership != nil {
-		ind, con, err := f.membership.Membership(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for code, name := range ind {
-			s := get(code)
-			s.industry = name
-			d.static[code] = s
-		}
-		for code, names := range con {
-			s := get(code)
-			s.concepts = names
-			d.static[code] = s
-		}
+	return d, f.addMembership(ctx, d, get)
+}
+
+// addMembership gives each stock its industry and concepts: today's, the
+// only membership mdqs knows, for a past day's part too.
+func (f *Frame) addMembership(ctx context.Context, d *dailyPart, get func(string) staticFields) error {
+	if f.membership == nil {
+		return nil
 	}
-	return d, nil
+	ind, con, err := f.membership.Membership(ctx)
+	if err != nil {
+		return err
+	}
+	for code, name := range ind {
+		s := get(code)
+		s.industry = name
+		d.static[code] = s
+	}
+	for code, names := range con {
+		s := get(code)
+		s.concepts = names
+		d.static[code] = s
+	}
+	return nil
 }
 
 // indicatorBuf reuses the indicator slices across stocks.

@@ -55,6 +55,9 @@ type Universe struct {
 	Market string   `json:"market,omitempty"` // SH, SZ or BJ
 	Block  string   `json:"block,omitempty"`  // an industry or concept name
 	Codes  []string `json:"codes,omitempty"`  // explicit codes
+	// Date screens a past trading day's close over the stocks listed
+	// that day (Frame.RowsOn); "" is now.
+	Date string `json:"date,omitempty"`
 }
 
 // Submission is a screen as a client sends it.
@@ -278,6 +281,12 @@ func (q *Queue) Submit(ctx context.Context, clientID string, sub Submission) (db
 	if err := checkUniverse(sub.Universe); err != nil {
 		return db.Job{}, false, err
 	}
+	if sub.Universe.Date != "" {
+		day, _ := market.ParseDay(sub.Universe.Date)
+		if err := q.frame.CheckPastDay(ctx, day); err != nil {
+			return db.Job{}, false, err
+		}
+	}
 	if sub.Sort != "" {
 		if f, ok := field(strings.TrimPrefix(sub.Sort, "-")); !ok || !f.numeric {
 			return db.Job{}, false, market.Errorf(market.KindInvalid, "sort %q: want a numeric field, with - for descending (e.g. -main_net); fields: %s",
@@ -306,7 +315,24 @@ func (q *Queue) Submit(ctx context.Context, clientID string, sub Submission) (db
 	return job, existing, nil
 }
 
+// rows are the frame's rows of the universe's day: now, or its date.
+func (u Universe) rows(ctx context.Context, f *Frame) ([]Row, error) {
+	if u.Date == "" {
+		return f.Rows(ctx)
+	}
+	day, err := market.ParseDay(u.Date)
+	if err != nil {
+		return nil, market.Errorf(market.KindInvalid, "universe.date %q: want YYYY-MM-DD", u.Date)
+	}
+	return f.RowsOn(ctx, day)
+}
+
 func checkUniverse(u Universe) error {
+	if u.Date != "" {
+		if _, err := market.ParseDay(u.Date); err != nil {
+			return market.Errorf(market.KindInvalid, "universe.date %q: want YYYY-MM-DD, a past trading day", u.Date)
+		}
+	}
 	if u.Market != "" {
 		if _, err := market.ParseExchange(u.Market); err != nil {
 			return market.Errorf(market.KindInvalid, "universe.market must be SH, SZ or BJ")
@@ -437,7 +463,7 @@ func (q *Queue) evaluate(ctx context.Context, job db.Job) (int, []db.Result, err
 	}
 	var u Universe
 	json.Unmarshal(job.Universe, &u)
-	rows, err := q.frame.Rows(ctx)
+	rows, err := u.rows(ctx, q.frame)
 	if err != nil {
 		return 0, nil, err
 	}

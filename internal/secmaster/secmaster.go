@@ -218,17 +218,9 @@ func (f Filter) keep(s Security) bool {
 // the recorded range, or a gap in it, is a not-found error saying which
 // days are known.
 func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Security, db.RecordedDays, error) {
-	rec, err := s.Recorded(ctx)
+	rec, err := s.CheckDay(ctx, day)
 	if err != nil {
 		return nil, rec, err
-	}
-	ok, err := s.store.SecurityDayRecorded(ctx, Source, day)
-	if err != nil {
-		return nil, rec, err
-	}
-	if !ok {
-		return nil, rec, market.Errorf(market.KindNotFound, "%s was not recorded: the universe is known for the trading days from %s to %s "+
-			"that mdqs ran on (%d days); a day before, or one the server was off, cannot be recovered from today's lists", day, rec.First, rec.Last, rec.Count)
 	}
 	spans, err := s.store.SecuritySpansOn(ctx, Source, day)
 	if err != nil {
@@ -264,6 +256,24 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 		return nil, rec, err
 	}
 	return out, rec, nil
+}
+
+// CheckDay says whether day's universe is known: a not-found error saying
+// which days are when it is not, with the recorded range either way.
+func (s *Service) CheckDay(ctx context.Context, day market.Day) (db.RecordedDays, error) {
+	rec, err := s.Recorded(ctx)
+	if err != nil {
+		return rec, err
+	}
+	ok, err := s.store.SecurityDayRecorded(ctx, Source, day)
+	if err != nil {
+		return rec, err
+	}
+	if !ok {
+		return rec, market.Errorf(market.KindNotFound, "%s was not recorded: the universe is known for the trading days from %s to %s "+
+			"that mdqs ran on (%d days); a day before, or one the server was off, cannot be recovered from today's lists", day, rec.First, rec.Last, rec.Count)
+	}
+	return rec, nil
 }
 
 // Timeline is one code's history: every span recorded of it, the

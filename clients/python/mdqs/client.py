@@ -892,8 +892,9 @@ class Client:
                as_frame: bool = False, page_size: int = 500) -> Any:
         """Submit a screen, wait for it and return every matching item (a
         list of dicts, or a DataFrame). ``universe`` is e.g.
-        ``{"market": "SH"}``, ``{"block": "半导体"}`` or ``{"codes": [...]}``;
-        ``sort`` a field, ``-`` for descending. A screen that fails raises
+        ``{"market": "SH"}``, ``{"block": "半导体"}`` or ``{"codes": [...]}``,
+        with ``"date": "2026-04-21"`` to screen that past day's close over
+        the stocks listed then (delisted ones included); ``sort`` a field, ``-`` for descending. A screen that fails raises
         MdqsError; one still running after ``timeout`` seconds is canceled.
         The result is read ``page_size`` items a page (at most 500)."""
         body: Dict[str, Any] = {"expression": expression}
