@@ -141,6 +141,12 @@ type staticFields struct {
 	microVolRatio, volAcc                float64
 }
 
+// unknownStatic is a stock's static fields before any is known.
+func unknownStatic() staticFields {
+	nan := math.NaN()
+	return staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
+}
+
 // NewFrame builds the frame. A quoteAge of 0 asks quotes on every screen,
 // for a source that keeps its own snapshot (quote.Service).
 func NewFrame(store *db.Store, quotes QuoteSource, membership Membership, hot HotRanks, cal *market.Calendar, clock market.Clock, quoteAge time.Duration) *Frame {
@@ -209,7 +215,7 @@ func (f *Frame) Rows(ctx context.Context) ([]Row, error) {
 		return nil, err
 	}
 	nan := math.NaN()
-	unknown := staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
+	unknown := unknownStatic()
 	rows := make([]Row, 0, len(snap))
 	var buf indicatorBuf
 	for _, q := range snap {
@@ -356,12 +362,11 @@ func (f *Frame) build(ctx context.Context, day market.Day, gen uint64, prev *dai
 		return nil, err
 	}
 	d.hist.finish()
-	nan := math.NaN()
 	get := func(code string) staticFields {
 		if s, ok := d.static[code]; ok {
 			return s
 		}
-		return staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
+		return unknownStatic()
 	}
 	if past {
 		return d, f.addMembership(ctx, d, get)

@@ -46,7 +46,6 @@ func (f *Frame) RowsOn(ctx context.Context, day market.Day) ([]Row, error) {
 		return nil, err
 	}
 	nan := math.NaN()
-	unknown := staticFields{avgCost: nan, profitRatio: nan, conc70: nan, conc90: nan, microVolRatio: nan, volAcc: nan}
 	rows := make([]Row, 0, len(secs))
 	var buf indicatorBuf
 	for _, sec := range secs {
@@ -67,16 +66,18 @@ func (f *Frame) RowsOn(ctx context.Context, day market.Day) ([]Row, error) {
 				r.FloatCap, r.MarketCap = r.Price*float64(sh.Float), r.Price*float64(sh.Total)
 			}
 		}
+		// A past part holds the membership only: chips and signals stay
+		// unknown.
 		st, ok := d.static[code]
 		if !ok {
-			st = unknown
+			st = unknownStatic()
 		}
 		r.Industry, r.Concepts = st.industry, st.concepts
 		if r.Concepts == nil {
 			r.Concepts = []string{}
 		}
-		r.AvgCost, r.ProfitRatio, r.Concentration70, r.Concentration90 = nan, nan, nan, nan
-		r.MicroVolRatio, r.VolAcc = nan, nan
+		r.AvgCost, r.ProfitRatio, r.Concentration70, r.Concentration90 = st.avgCost, st.profitRatio, st.conc70, st.conc90
+		r.MicroVolRatio, r.VolAcc = st.microVolRatio, st.volAcc
 		buf.indicators(&r, s, market.Quote{})
 		rows = append(rows, r)
 	}
