@@ -276,6 +276,8 @@ type Timeline struct {
 	// Delisted is the delisting day an exchange's list states, and the
 	// list (delisted.go); zero when none does.
 	Delisted db.ListedOn
+	// Names are every name the code is known to have had (renames.go).
+	Names []NameSpan
 }
 
 // History is code's timeline; a code never recorded nor stated listed by
@@ -310,7 +312,10 @@ func (s *Service) History(ctx context.Context, code market.Code) (Timeline, erro
 	if err := s.addDelisting(ctx, &t); err != nil {
 		return Timeline{}, err
 	}
-	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 {
+	if err := s.addNames(ctx, &t); err != nil {
+		return Timeline{}, err
+	}
+	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 && len(t.Names) == 0 {
 		return Timeline{}, market.Errorf(market.KindNotFound, "%s was never recorded (recorded: %s to %s) and no source states its listing", code, rec.First, rec.Last)
 	}
 	return t, nil
