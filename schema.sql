@@ -555,3 +555,19 @@ CREATE TABLE delistings (
     fetched_at   INTEGER NOT NULL,
     PRIMARY KEY (code, source)
 ) WITHOUT ROWID;
+
+-- version 17
+-- The exchanges' lists of short-name changes (issue 28), as each states
+-- them: on day (0 where the list says "-") code's short name went from
+-- name_before to name_after; source is the list (szse), fetched_at (Unix
+-- ms) when it was read. A code may change twice on one day, so the new
+-- name is part of the key. A fetch replaces its source's rows whole.
+CREATE TABLE name_changes (
+    code        TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    day         INTEGER NOT NULL,
+    name_before TEXT NOT NULL,
+    name_after  TEXT NOT NULL,
+    fetched_at  INTEGER NOT NULL,
+    PRIMARY KEY (code, source, day, name_after)
+) WITHOUT ROWID;

@@ -124,6 +124,34 @@ type spanItem struct {
 	Source string  `json:"source"`
 }
 
+// nameItem is a name a code had: from null when no source says since
+// when, to null while it is the name.
+type nameItem struct {
+	Name   string  `json:"name"`
+	From   *string `json:"from"`
+	To     *string `json:"to"`
+	Source string  `json:"source"`
+}
+
+func (s *Server) namesOf(ns []secmaster.NameSpan) []nameItem {
+	day := func(d market.Day) *string {
+		if d == 0 {
+			return nil
+		}
+		return optional(d.String())
+	}
+	out := make([]nameItem, len(ns))
+	for i, n := range ns {
+		src := n.Source
+		// The record is labelled as its spans are; a list is named as is.
+		if src == secmaster.Source {
+			src = s.sourceLabel(src)
+		}
+		out[i] = nameItem{Name: n.Name, From: day(n.From), To: day(n.To), Source: src}
+	}
+	return out
+}
+
 // handleSecurityHistory is GET /v1/api/securities/history: one code's
 // timeline.
 func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) error {
@@ -156,5 +184,5 @@ func (s *Server) handleSecurityHistory(w http.ResponseWriter, r *http.Request) e
 	return ok(w, map[string]any{"code": t.Code.String(), "type": string(t.Type), "board": optional(t.Board),
 		"listed_day": listed, "listed_day_source": listedFrom, "last_seen": lastSeen,
 		"delisted_day": delisted, "delisted_day_source": delistedFrom,
-		"recorded": recordedOf(t.Recorded), "spans": spans, "shares": shares, "source": s.sourceLabel(secmaster.Source)})
+		"recorded": recordedOf(t.Recorded), "spans": spans, "shares": shares, "names": s.namesOf(t.Names), "source": s.sourceLabel(secmaster.Source)})
 }

@@ -466,3 +466,15 @@ CREATE TABLE delistings (
     fetched_at   BIGINT NOT NULL,
     PRIMARY KEY (code, source)
 );
+
+-- version 17
+-- The exchanges' lists of short-name changes (issue 28); see schema.sql.
+CREATE TABLE name_changes (
+    code        TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    day         INTEGER NOT NULL,
+    name_before TEXT NOT NULL,
+    name_after  TEXT NOT NULL,
+    fetched_at  BIGINT NOT NULL,
+    PRIMARY KEY (code, source, day, name_after)
+);

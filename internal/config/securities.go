@@ -4,12 +4,14 @@ import "time"
 
 // Securities configures what the security master reads besides the daily
 // quote list: the exchanges' lists of delisted companies (终止上市), which
-// give the delisting days no quote list keeps. Live mode only: the demo
-// market delists nothing.
+// give the delisting days no quote list keeps, and SZSE's list of
+// short-name changes (简称变更), which gives the names before the first
+// record. Live mode only: the demo market states its own.
 type Securities struct {
-	// Delisted turns the import on; DelistedInterval is how often the
-	// lists are read again (at start too, when they were never read or
-	// the last read is older than that).
+	// Delisted turns the import of both kinds of list on (one job, one
+	// client per exchange); DelistedInterval is how often the lists are
+	// read again (at start too, when they were never read or the last read
+	// is older than that).
 	Delisted         bool     `toml:"delisted"`
 	DelistedInterval Duration `toml:"delisted_interval"`
 	SZSE             Upstream `toml:"szse"` // www.szse.cn

@@ -24,8 +24,11 @@ type DelistedLists interface {
 type Delisted struct {
 	store *db.Store
 	lists DelistedLists
-	clock market.Clock
-	every time.Duration
+	// changes, when set, are the lists of short-name changes read on the
+	// same schedule (renames.go).
+	changes NameChangeLists
+	clock   market.Clock
+	every   time.Duration
 }
 
 // NewDelisted imports lists every interval (see Import).
@@ -33,7 +36,8 @@ func NewDelisted(store *db.Store, lists DelistedLists, clock market.Clock, every
 	return &Delisted{store: store, lists: lists, clock: clock, every: every}
 }
 
-// DelistedFromConfig is the import of a configuration: nil in demo mode
+// DelistedFromConfig is the import of a configuration, the lists of
+// short-name changes included: nil in demo mode
 // (the demo market states its own delistings, see recordDelistings) or
 // when securities.delisted is off.
 // lims is the process's limiter registry (nil: a new one).
@@ -50,7 +54,7 @@ func DelistedFromConfig(cfg config.Config, store *db.Store, lims *upstream.Limit
 	if err != nil {
 		return nil, err
 	}
-	return NewDelisted(store, c, clock, s.DelistedInterval.Duration), nil
+	return NewDelisted(store, c, clock, s.DelistedInterval.Duration).WithNameChanges(c), nil
 }
 
 // Statuses is the lists' health for /health/sources; none when d is nil.
@@ -92,7 +96,7 @@ func (d *Delisted) Import(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, d.importNameChanges(ctx))...)
 }
 
 // addDelisting completes t with the delisting day the lists state of its

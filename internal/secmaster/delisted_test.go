@@ -154,6 +154,10 @@ func TestHistoryOfADelistedCode(t *testing.T) {
 func TestDelistedFromConfig(t *testing.T) {
 	szse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("CATALOGID") == "SSGSGMXX" {
+			_, _ = w.Write([]byte(`[{"metadata":{"tabkey":"tab2","pagecount":1,"recordcount":1},"data":[{"bgrq":"2012-08-02","zqdm":"000001","zqjc":"平安银行","bgqzqjc":"深发展Ａ","bghzqjc":"平安银行"}]}]`))
+			return
+		}
 		_, _ = w.Write([]byte(`[{"metadata":{"tabkey":"tab2","pagecount":1,"recordcount":1},"data":[{"zqdm":"000003","zqjc":"PT金田Ａ","ssrq":"1991-07-03","zzrq":"2002-06-14"}]}]`))
 	}))
 	defer szse.Close()
@@ -190,7 +194,11 @@ func TestDelistedFromConfig(t *testing.T) {
 	if err != nil || len(rows) != 2 || rows[0].Code != jintian || rows[0].Source != "szse" || rows[1].Code != handan || rows[1].Delisted != 20091229 {
 		t.Errorf("stored %+v, %v", rows, err)
 	}
-	if st := d.Statuses(); len(st) != 2 || st[0].Source != "szse" || st[1].Source != "sse" || st[1].Requests != 2 {
+	// The name changes come on the same schedule, from the same client.
+	if got, err := store.NameChanges(context.Background(), market.MustCode("000001.SZ")); err != nil || len(got) != 1 || got[0].After != "平安银行" || got[0].Source != "szse" {
+		t.Errorf("name changes stored %+v, %v", got, err)
+	}
+	if st := d.Statuses(); len(st) != 2 || st[0].Source != "szse" || st[0].Requests != 2 || st[1].Source != "sse" || st[1].Requests != 2 {
 		t.Errorf("statuses %+v", st)
 	}
 }

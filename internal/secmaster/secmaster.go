@@ -294,6 +294,8 @@ type Timeline struct {
 	// Shares are its share-count records, oldest first, those dated
 	// ahead included (the source's record, not a point in time).
 	Shares []db.Shares
+	// Names are every name the code is known to have had (renames.go).
+	Names []NameSpan
 }
 
 // History is code's timeline; a code never recorded nor stated listed by
@@ -328,7 +330,10 @@ func (s *Service) History(ctx context.Context, code market.Code) (Timeline, erro
 	if err := s.addDelisting(ctx, &t); err != nil {
 		return Timeline{}, err
 	}
-	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 {
+	if err := s.addNames(ctx, &t); err != nil {
+		return Timeline{}, err
+	}
+	if len(spans) == 0 && t.Listed.Day == 0 && t.Delisted.Day == 0 && len(t.Names) == 0 {
 		return Timeline{}, market.Errorf(market.KindNotFound, "%s was never recorded (recorded: %s to %s) and no source states its listing", code, rec.First, rec.Last)
 	}
 	if t.Shares, err = s.store.ShareHistory(ctx, code); err != nil {

@@ -21,8 +21,9 @@ const (
 )
 
 // ExchangesConfig configures the clients of the exchanges' lists of
-// delisted companies (终止上市公司). The Beijing exchange publishes no such
-// list that we know of.
+// delisted companies (终止上市公司) and of SZSE's list of short-name changes
+// (简称变更). The Beijing exchange publishes neither that we know of, SSE
+// no list of name changes.
 type ExchangesConfig struct {
 	SZSE SourceConfig
 	SSE  SourceConfig
@@ -30,6 +31,10 @@ type ExchangesConfig struct {
 	// refused as a schema error rather than followed (the lists hold some
 	// hundreds of rows: about 20 pages of SZSE's 20 rows, one of SSE's 500).
 	MaxPages int
+	// NameChangePages bounds the walk of SZSE's list of short-name changes
+	// alike: it holds thousands of rows (some 7,500 by a public count, 375
+	// pages of 20), so its bound is its own.
+	NameChangePages int
 }
 
 // DefaultExchangesConfig: one request a second to each exchange, which is
@@ -50,7 +55,7 @@ func DefaultExchangesConfig() ExchangesConfig {
 	sz, sh := base, base
 	sz.BaseURL = "https://www.szse.cn"
 	sh.BaseURL = "https://query.sse.com.cn"
-	return ExchangesConfig{SZSE: sz, SSE: sh, MaxPages: 100}
+	return ExchangesConfig{SZSE: sz, SSE: sh, MaxPages: 100, NameChangePages: 1000}
 }
 
 func (c ExchangesConfig) withDefaults() ExchangesConfig {
@@ -59,6 +64,9 @@ func (c ExchangesConfig) withDefaults() ExchangesConfig {
 	c.SSE = c.SSE.withDefaults(d.SSE)
 	if c.MaxPages <= 0 {
 		c.MaxPages = d.MaxPages
+	}
+	if c.NameChangePages <= 0 {
+		c.NameChangePages = d.NameChangePages
 	}
 	return c
 }
@@ -74,7 +82,8 @@ type Delisting struct {
 	Source   string // SourceSZSE or SourceSSE
 }
 
-// Exchanges reads the exchanges' lists of delisted companies.
+// Exchanges reads the exchanges' lists of delisted companies and of
+// short-name changes.
 type Exchanges struct {
 	szse, sse *fetcher
 	cfg       ExchangesConfig
@@ -135,25 +144,26 @@ func (c *Exchanges) DelistedFrom(ctx context.Context, source string) (rows []Del
 
 // listPage is one decoded page of a list: its rows and what it says of
 // the whole list (pages and rows in all; -1 when it does not say).
-type listPage struct {
+type listPage[T any] struct {
 	pages, records int
-	rows           []Delisting
+	rows           []T
 }
 
-// walk reads pages 1..n of one list, n as page 1 announces it, and checks
-// the rows arrived: fewer than announced (the list moved between pages, or
-// a page came back short) is KindPartial with no rows.
-func (c *Exchanges) walk(ctx context.Context, f *fetcher, path string, req func(page int) request, decode func([]byte, *check) (listPage, error)) ([]Delisting, error) {
+// walk reads pages 1..n of one list, n as page 1 announces it (at most
+// maxPages), and checks the rows arrived: fewer than announced (the list
+// moved between pages, or a page came back short) is KindPartial with no
+// rows.
+func walk[T any](ctx context.Context, f *fetcher, maxPages int, path string, req func(page int) request, decode func([]byte, *check) (listPage[T], error)) ([]T, error) {
 	chk := &check{}
-	var first listPage
-	var rows []Delisting
+	var first listPage[T]
+	var rows []T
 	for page, pages := 1, 1; page <= pages; page++ {
-		var p listPage
+		var p listPage[T]
 		err := f.get(ctx, req(page), func(b []byte) error {
 			var err error
 			p, err = decode(b, chk)
-			if err == nil && page == 1 && p.pages > c.cfg.MaxPages {
-				return schemaErr("pagecount", "%d pages announced, more than the bound of %d", p.pages, c.cfg.MaxPages)
+			if err == nil && page == 1 && p.pages > maxPages {
+				return schemaErr("pagecount", "%d pages announced, more than the bound of %d", p.pages, maxPages)
 			}
 			return err
 		})

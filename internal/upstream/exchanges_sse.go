@@ -44,7 +44,7 @@ func (c *Exchanges) sseDelisted(ctx context.Context) ([]Delisting, error) {
 				"pageHelp.endPage":   {strconv.Itoa(page*10 + 1)},
 			}}
 		}
-		rows, err := c.walk(ctx, c.sse, c.sse.fullPath(sseQueryPath), req, decodeSSEDelisted)
+		rows, err := walk(ctx, c.sse, c.cfg.MaxPages, c.sse.fullPath(sseQueryPath), req, decodeSSEDelisted)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +68,7 @@ func (c *Exchanges) sseDelisted(ctx context.Context) ([]Delisting, error) {
 // keys COMPANY_ABBR, LIST_DATE and DELIST_DATE (YYYYMMDD or YYYY-MM-DD;
 // "-" or empty is unknown). QIANYI_DATE, which some scripts read, is a
 // migration time, not a delisting day, and is not read.
-func decodeSSEDelisted(body []byte, chk *check) (listPage, error) {
+func decodeSSEDelisted(body []byte, chk *check) (listPage[Delisting], error) {
 	var env struct {
 		PageHelp map[string]json.RawMessage `json:"pageHelp"`
 		Result   json.RawMessage            `json:"result"`
@@ -76,14 +76,14 @@ func decodeSSEDelisted(body []byte, chk *check) (listPage, error) {
 		Message  json.RawMessage            `json:"message"`
 	}
 	if err := decodeJSON(body, &env); err != nil {
-		return listPage{}, err
+		return listPage[Delisting]{}, err
 	}
 	if s := string(env.Success); s == "false" || s == `"false"` {
 		msg, _ := strOf(env.Message)
-		return listPage{}, &Error{Kind: KindRC, RC: -1, Detail: clip("success false: "+msg, 120)}
+		return listPage[Delisting]{}, &Error{Kind: KindRC, RC: -1, Detail: clip("success false: "+msg, 120)}
 	}
 	if env.PageHelp == nil {
-		return listPage{}, schemaErr("pageHelp", "missing")
+		return listPage[Delisting]{}, schemaErr("pageHelp", "missing")
 	}
 	rowsRaw := env.Result
 	if isNull(rowsRaw) {
@@ -91,17 +91,17 @@ func decodeSSEDelisted(body []byte, chk *check) (listPage, error) {
 	}
 	objs, err := objects(rowsRaw, "result")
 	if err != nil {
-		return listPage{}, err
+		return listPage[Delisting]{}, err
 	}
 	total, err := pageInt(env.PageHelp["total"], "pageHelp.total")
 	if err != nil {
-		return listPage{}, err
+		return listPage[Delisting]{}, err
 	}
 	pages, err := ssePages(env.PageHelp, total)
 	if err != nil {
-		return listPage{}, err
+		return listPage[Delisting]{}, err
 	}
-	out := listPage{pages: pages, records: total, rows: make([]Delisting, 0, len(objs))}
+	out := listPage[Delisting]{pages: pages, records: total, rows: make([]Delisting, 0, len(objs))}
 	for i, m := range objs {
 		r := row{m: m, where: "row " + strconv.Itoa(i), c: chk}
 		key := "COMPANY_CODE"
@@ -113,7 +113,7 @@ func decodeSSEDelisted(body []byte, chk *check) (listPage, error) {
 		d := Delisting{Code: r.listCode(key, market.SH), Name: r.listName("COMPANY_ABBR"),
 			Listed: r.listDay("LIST_DATE"), Delisted: r.listDay("DELIST_DATE"), Source: SourceSSE}
 		if chk.err != nil {
-			return listPage{}, chk.err
+			return listPage[Delisting]{}, chk.err
 		}
 		if d.Listed != 0 && d.Delisted != 0 && d.Delisted < d.Listed {
 			chk.note("DELIST_DATE", "before LIST_DATE")

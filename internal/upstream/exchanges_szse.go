@@ -30,7 +30,7 @@ func (c *Exchanges) szseDelisted(ctx context.Context) ([]Delisting, error) {
 			"random": {strconv.FormatFloat(rand.Float64(), 'f', 16, 64)},
 		}}
 	}
-	rows, err := c.walk(ctx, c.szse, c.szse.fullPath(szseReportPath), req, decodeSZSEDelisted)
+	rows, err := walk(ctx, c.szse, c.cfg.MaxPages, c.szse.fullPath(szseReportPath), req, decodeSZSEDelisted)
 	if err != nil {
 		return nil, err
 	}
@@ -40,18 +40,47 @@ func (c *Exchanges) szseDelisted(ctx context.Context) ([]Delisting, error) {
 	return dedupe(c.szse, rows), nil
 }
 
-// decodeSZSEDelisted reads one page of the report: a JSON array of
-// reports (one per tab of the page), each
-// {"metadata":{"tabkey","pagecount","recordcount","pagesize",...},"data":[...]}.
-// The report whose metadata.tabkey is tab2 is the one asked for.
+// decodeSZSEDelisted reads one page of the report (szseReport).
 //
 // Required per row: zqdm (证券代码, six digits), and the keys zqjc
 // (证券简称), ssrq (上市日期) and zzrq (终止上市日期); a date "-" or empty
 // is unknown (0). Cells may hold markup, which is stripped.
-func decodeSZSEDelisted(body []byte, chk *check) (listPage, error) {
+func decodeSZSEDelisted(body []byte, chk *check) (listPage[Delisting], error) {
+	rep, err := szseReport(body, szseDelistedTab)
+	if err != nil {
+		return listPage[Delisting]{}, err
+	}
+	out := listPage[Delisting]{pages: rep.pages, records: rep.records, rows: make([]Delisting, 0, len(rep.rows))}
+	for i, m := range rep.rows {
+		r := row{m: m, where: "row " + strconv.Itoa(i), c: chk}
+		d := Delisting{Code: r.listCode("zqdm", market.SZ), Name: r.listName("zqjc"),
+			Listed: r.listDay("ssrq"), Delisted: r.listDay("zzrq"), Source: SourceSZSE}
+		if chk.err != nil {
+			return listPage[Delisting]{}, chk.err
+		}
+		if d.Listed != 0 && d.Delisted != 0 && d.Delisted < d.Listed {
+			chk.note("zzrq", "before ssrq")
+		}
+		out.rows = append(out.rows, d)
+	}
+	return out, nil
+}
+
+// szseReportPage is the report of one tab on one page: its rows, not yet
+// read, and its counts.
+type szseReportPage struct {
+	pages, records int
+	rows           []map[string]json.RawMessage
+}
+
+// szseReport reads one page of SZSE's ShowReport/data: a JSON array of
+// reports (one per tab of the page), each
+// {"metadata":{"tabkey","pagecount","recordcount","pagesize",...},"data":[...]}.
+// The report whose metadata.tabkey is tab is the one asked for.
+func szseReport(body []byte, tab string) (szseReportPage, error) {
 	var reports []json.RawMessage
 	if err := decodeJSON(body, &reports); err != nil {
-		return listPage{}, err
+		return szseReportPage{}, err
 	}
 	var rep struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
@@ -64,45 +93,32 @@ func decodeSZSEDelisted(body []byte, chk *check) (listPage, error) {
 			Data     json.RawMessage            `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return listPage{}, schemaErr("["+strconv.Itoa(i)+"]", "not a report object")
+			return szseReportPage{}, schemaErr("["+strconv.Itoa(i)+"]", "not a report object")
 		}
-		if tab, _ := strOf(r.Metadata["tabkey"]); tab == szseDelistedTab {
+		if t, _ := strOf(r.Metadata["tabkey"]); t == tab {
 			rep, found = r, true
 			break
 		}
 	}
 	if !found {
-		return listPage{}, schemaErr("metadata.tabkey", "no report of %s among %d", szseDelistedTab, len(reports))
+		return szseReportPage{}, schemaErr("metadata.tabkey", "no report of %s among %d", tab, len(reports))
 	}
 	if rep.Data == nil {
-		return listPage{}, schemaErr("data", "missing in the %s report", szseDelistedTab)
+		return szseReportPage{}, schemaErr("data", "missing in the %s report", tab)
 	}
 	records, err := pageInt(rep.Metadata["recordcount"], "metadata.recordcount")
 	if err != nil {
-		return listPage{}, err
+		return szseReportPage{}, err
 	}
 	pages, err := szsePages(rep.Metadata, records)
 	if err != nil {
-		return listPage{}, err
+		return szseReportPage{}, err
 	}
 	objs, err := objects(rep.Data, "data")
 	if err != nil {
-		return listPage{}, err
+		return szseReportPage{}, err
 	}
-	out := listPage{pages: pages, records: records, rows: make([]Delisting, 0, len(objs))}
-	for i, m := range objs {
-		r := row{m: m, where: "row " + strconv.Itoa(i), c: chk}
-		d := Delisting{Code: r.listCode("zqdm", market.SZ), Name: r.listName("zqjc"),
-			Listed: r.listDay("ssrq"), Delisted: r.listDay("zzrq"), Source: SourceSZSE}
-		if chk.err != nil {
-			return listPage{}, chk.err
-		}
-		if d.Listed != 0 && d.Delisted != 0 && d.Delisted < d.Listed {
-			chk.note("zzrq", "before ssrq")
-		}
-		out.rows = append(out.rows, d)
-	}
-	return out, nil
+	return szseReportPage{pages: pages, records: records, rows: objs}, nil
 }
 
 // szsePages is metadata.pagecount, or when it is missing the pages

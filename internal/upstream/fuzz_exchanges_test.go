@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"strings"
 	"testing"
 
 	"mdqs/internal/market"
@@ -11,7 +12,7 @@ import (
 //   go test ./internal/upstream -run '^$' -fuzz '^FuzzSZSEDelisted$' -fuzztime 15s
 
 // delistedPageOK holds what any page a parser accepts must satisfy.
-func delistedPageOK(t *testing.T, p listPage, source string, ex market.Exchange) {
+func delistedPageOK(t *testing.T, p listPage[Delisting], source string, ex market.Exchange) {
 	t.Helper()
 	if p.pages < 0 || p.records < 0 {
 		t.Fatalf("counts %d pages, %d records", p.pages, p.records)
@@ -60,5 +61,36 @@ func FuzzSSEDelisted(f *testing.F) {
 			return
 		}
 		delistedPageOK(t, p, SourceSSE, market.SH)
+	})
+}
+
+func FuzzSZSENameChanges(f *testing.F) {
+	for _, name := range []string{"made_szse_renames_p1.json", "made_szse_renames_p2.json", "made_szse_renames_renamed_bghzqjc.json",
+		"made_szse_renames_bad_date.json", "made_szse_renames_tab1_only.json", "made_szse_delisted_p1.json"} {
+		f.Add(fixture(f, name))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := decodeSZSENameChanges(body, &check{})
+		if err != nil {
+			typed(t, err)
+			return
+		}
+		if p.pages < 0 || p.records < 0 {
+			t.Fatalf("counts %d pages, %d records", p.pages, p.records)
+		}
+		for _, r := range p.rows {
+			if r.Source != SourceSZSE || r.Code.Exchange != market.SZ || len(r.Code.Symbol) != 6 || strings.Trim(r.Code.Symbol, "0123456789") != "" {
+				t.Fatalf("row %+v", r)
+			}
+			if d := r.Day; d != 0 && (d.Year() < 1000 || d.Month() < 1 || d.Month() > 12 || d.Dom() < 1 || d.Dom() > 31) {
+				t.Fatalf("day %v of %+v", d, r)
+			}
+			// Names come out folded: no edge spaces, no runs of them.
+			for _, n := range []string{r.Before, r.After} {
+				if n != strings.Join(strings.Fields(n), " ") {
+					t.Fatalf("name %q of %+v", n, r)
+				}
+			}
+		}
 	})
 }

@@ -822,6 +822,16 @@ class Client:
         shares in ``attrs``)."""
         return self._rows(self.get("/v1/api/securities/history", code=code), "spans", as_frame)
 
+    def security_names(self, code: str, as_frame: bool = False) -> Any:
+        """Every name ``code`` is known to have had (曾用名 included), oldest
+        first, from its history: ``name``, ``from``, ``to`` and ``source``
+        (``quotes``, or ``demo``, is the daily record; ``szse`` SZSE's list of
+        short-name changes, which reaches back before the record). ``from``
+        is None where no source says since when, ``to`` while the name is
+        current. A list of dicts, or a frame of them with ``as_frame``."""
+        names = self.get("/v1/api/securities/history", code=code).get("names") or []
+        return self.to_frame(names) if as_frame else names
+
     def macd_bs(self, code: str, freq: str = "D", start: Optional[str] = None, end: Optional[str] = None,
                 limit: Optional[int] = None) -> Any:
         """MACD buy/sell/add marks (GET /v1/api/indicators/macd_bs)."""

@@ -286,6 +286,11 @@ class TestFunctions(ServerTest):
         shares = self.client.security_history(known[0]["code"])["shares"]
         self.assertEqual(shares[0]["day"], known[0]["shares_day"])
         self.assertEqual(shares[0]["float_shares"], known[0]["float_shares"])
+        # A well-known demo stock keeps its name: one, in effect before the
+        # record began (no start) and still current.
+        names = self.client.security_names(self.code)
+        self.assertEqual(names, h["names"])
+        self.assertEqual([(n["from"], n["to"], n["source"]) for n in names], [(None, None, "demo")])
         with self.assertRaises(MdqsError) as cm:
             self.client.securities(date="2000-01-04")
         self.assertEqual(cm.exception.status, 404)
@@ -820,6 +825,8 @@ class TestFrames(ServerTest):
         self.assertIn("recorded", df.attrs)
         spans = self.client.security_history(self.code, as_frame=True)
         self.assertIn("field", spans.columns)
+        names = self.client.security_names(self.code, as_frame=True)
+        self.assertEqual(list(names.columns), ["name", "from", "to", "source"])
 
     def test_other_frames(self):
         self.assertGreater(len(self.client.top50(top=3, as_frame=True)), 0)
