@@ -73,7 +73,27 @@ func (s *Service) addNames(ctx context.Context, t *Timeline) error {
 		return err
 	}
 	t.Names = namesOf(*t, changes, s.cal)
+	t.Spans = append(t.Spans, warningsOf(t.Code, t.Names)...)
+	slices.SortStableFunc(t.Spans, func(a, b db.SecuritySpan) int { return int(a.First) - int(b.First) })
 	return nil
+}
+
+// warningsOf are the risk-warning spells a change list's names state: an
+// exchange marks a warning in the short name (ST, *ST), so SZSE's list
+// of name changes carries the spells back before the record. Only spells
+// whose both ends the list dates are kept; the record states its own
+// days.
+func warningsOf(code market.Code, names []NameSpan) []db.SecuritySpan {
+	var out []db.SecuritySpan
+	for _, n := range names {
+		if n.Source == Source || n.Source == HistorySource || n.From == 0 || n.To == 0 {
+			continue
+		}
+		if st := STOf(n.Name); st != "" {
+			out = append(out, db.SecuritySpan{Code: code, Field: db.FieldST, Value: st, First: n.From, Last: n.To, Source: n.Source})
+		}
+	}
+	return out
 }
 
 // namesOf joins the record's names with those the change lists imply. The

@@ -3,6 +3,7 @@ package secmaster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -181,6 +182,20 @@ func TestNamesJoinTheRecordAndTheList(t *testing.T) {
 		if got := names(t, svc, tc.code); strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("names of %s = %q, want %q", tc.code, got, tc.want)
 		}
+	}
+	// The list's names carry the warnings back before the record.
+	tl, err := svc.History(ctx, xingyuan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st []string
+	for _, sp := range tl.Spans {
+		if sp.Field == db.FieldST {
+			st = append(st, fmt.Sprintf("%s %s..%s %s", sp.Value, sp.First, sp.Last, sp.Source))
+		}
+	}
+	if want := "*ST 2024-05-06..2026-11-23 szse|*ST 2026-11-24..2026-11-25 quotes"; strings.Join(st, "|") != want {
+		t.Errorf("warnings of 000005 = %q, want %q", st, want)
 	}
 	// A code the change list alone knows is answered, not a not-found.
 	storeChanges(t, store, db.NameChange{Code: market.MustCode("000013.SZ"), Day: 20040920, Before: "石化A", After: "*ST石化A"})
