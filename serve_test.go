@@ -550,11 +550,24 @@ func TestAdjustedPricesOfARealTerminalMatchThePublishedOnes(t *testing.T) {
 	cfg := liveOffline + "\n[demo]\nlive_client = true\n[tdx]\ndir = " + strconv.Quote(dir) + "\n"
 	s := startServerWith(t, serveOptions{config: cfg, at: at})
 	c := s.client()
+	// The bridge imports the gbbq, then the bar files (their turnover
+	// needs the gbbq's share counts): wait for both in the store (a bar
+	// not stored yet is asked of push2his, unreachable here: a 503).
 	waitFor(t, 30*time.Second, func() bool {
 		status, body := s.get(t, c, "/v1/api/corporate_actions?code=000001.SZ")
 		data, _ := body["data"].(map[string]any)
 		n, _ := data["count"].(float64)
-		return status == 200 && n > 0
+		if status != 200 || n == 0 {
+			return false
+		}
+		for _, code := range []string{"000001.SZ", "603777.SH"} {
+			status, body := s.get(t, c, "/v1/api/kline?code="+code+"&freq=D&start=2017-03-01&end=2017-03-01")
+			data, _ := body["data"].(map[string]any)
+			if rows, _ := data["rows"].([]any); status != 200 || len(rows) != 1 {
+				return false
+			}
+		}
+		return true
 	})
 
 	type want struct {
