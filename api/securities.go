@@ -90,11 +90,11 @@ func (s *Server) handleSecurities(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if day == 0 {
-		rec, err := s.Securities.Recorded(r.Context())
+		last, err := s.Securities.LatestDay(r.Context())
 		if err != nil {
 			return err
 		}
-		day = rec.Last
+		day = last
 	}
 	list, rec, err := s.Securities.Universe(r.Context(), day, f)
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Server) handleSecurities(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	return ok(w, map[string]any{"date": day.String(), "count": len(items), "items": items, "recorded": recordedOf(rec),
-		"source": s.sourceLabel(secmaster.Source)})
+		"source": s.sourceLabel(rec.Source)})
 }
 
 type spanItem struct {

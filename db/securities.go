@@ -40,6 +40,7 @@ type SecuritySpan struct {
 type RecordedDays struct {
 	First, Last market.Day
 	Count       int
+	Source      string
 }
 
 // SecurityDay is what a source saw of its universe on one day.
@@ -215,7 +216,7 @@ func (s *Store) SecurityDays(ctx context.Context, source string) (RecordedDays, 
 	if n == 0 {
 		return RecordedDays{}, market.Errorf(market.KindNotFound, "%s has recorded no day", source)
 	}
-	return RecordedDays{First: market.Day(first.Int64), Last: market.Day(last.Int64), Count: n}, nil
+	return RecordedDays{First: market.Day(first.Int64), Last: market.Day(last.Int64), Count: n, Source: source}, nil
 }
 
 // SecurityDayRecorded reports whether source recorded day.

@@ -295,7 +295,7 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 	}
 	now := s.clock.Now()
 	if names {
-		secs, err := t.Names()
+		secs, day, err := t.NamesOfDay()
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Error: err.Error()})
 		}
@@ -308,6 +308,9 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 			return err
 		}
 		rep.Names = len(stocks)
+		if err := s.recordNames(ctx, secs, day, now); err != nil {
+			return err
+		}
 	}
 	if blocks {
 		list, errs := readBlocks(t)

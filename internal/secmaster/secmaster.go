@@ -18,6 +18,11 @@ import (
 // answers.
 const Source = "quotes"
 
+// TerminalSource names the daily record of the terminal's name files
+// (the bridge records them on the day their headers state): the universe
+// of a day the quote list's record misses.
+const TerminalSource = "tnf"
+
 // Quotes is the current quote list (quote.Service).
 type Quotes interface {
 	Quotes(ctx context.Context) ([]market.Quote, error)
@@ -222,7 +227,7 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 	if err != nil {
 		return nil, rec, err
 	}
-	spans, err := s.store.SecuritySpansOn(ctx, Source, day)
+	spans, err := s.store.SecuritySpansOn(ctx, rec.Source, day)
 	if err != nil {
 		return nil, rec, err
 	}
@@ -258,22 +263,51 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 	return out, rec, nil
 }
 
-// CheckDay says whether day's universe is known: a not-found error saying
-// which days are when it is not, with the recorded range either way.
+// CheckDay says whether day's universe is known, and from which record:
+// the quote list's, else the terminal's name files'. When neither has it,
+// a not-found error says which days are known. The range returned is
+// that of the record answering (the quote list's when none does).
 func (s *Service) CheckDay(ctx context.Context, day market.Day) (db.RecordedDays, error) {
 	rec, err := s.Recorded(ctx)
-	if err != nil {
+	if err != nil && market.KindOf(err) != market.KindNotFound {
 		return rec, err
 	}
-	ok, err := s.store.SecurityDayRecorded(ctx, Source, day)
-	if err != nil {
-		return rec, err
+	notRecorded := err
+	for _, src := range []string{Source, TerminalSource} {
+		ok, err := s.store.SecurityDayRecorded(ctx, src, day)
+		if err != nil {
+			return rec, err
+		}
+		if ok && src == Source {
+			return rec, nil
+		}
+		if ok {
+			return s.store.SecurityDays(ctx, src)
+		}
 	}
-	if !ok {
-		return rec, market.Errorf(market.KindNotFound, "%s was not recorded: the universe is known for the trading days from %s to %s "+
-			"that mdqs ran on (%d days); a day before, or one the server was off, cannot be recovered from today's lists", day, rec.First, rec.Last, rec.Count)
+	if notRecorded != nil {
+		return rec, notRecorded
 	}
-	return rec, nil
+	return rec, market.Errorf(market.KindNotFound, "%s was not recorded: the universe is known for the trading days from %s to %s "+
+		"that mdqs ran on (%d days), and for the days the terminal's name files were read on; a day before, or one the server "+
+		"was off, cannot be recovered from today's lists", day, rec.First, rec.Last, rec.Count)
+}
+
+// LatestDay is the last day either record holds; a not-found error when
+// neither holds one.
+func (s *Service) LatestDay(ctx context.Context) (market.Day, error) {
+	rec, err := s.Recorded(ctx)
+	if err != nil && market.KindOf(err) != market.KindNotFound {
+		return 0, err
+	}
+	tnf, terr := s.store.SecurityDays(ctx, TerminalSource)
+	switch {
+	case terr != nil && market.KindOf(terr) != market.KindNotFound:
+		return 0, terr
+	case err != nil && terr != nil:
+		return 0, err
+	}
+	return max(rec.Last, tnf.Last), nil
 }
 
 // Timeline is one code's history: every span recorded of it, the

@@ -352,6 +352,14 @@ func (t *Terminal) AllBars(kinds ...Kind) iter.Seq2[*BarFile, error] {
 // joins the per-file problems; the securities of every readable file are
 // returned.
 func (t *Terminal) Names() ([]Security, error) {
+	secs, _, err := t.NamesOfDay()
+	return secs, err
+}
+
+// NamesOfDay is Names and the day the name files are of: the date in
+// their headers when every file read states the same one (the terminal
+// wrote them in one refresh), else 0.
+func (t *Terminal) NamesOfDay() ([]Security, market.Day, error) {
 	best := map[market.Exchange]File{}
 	bestLayout := map[market.Exchange]TNFLayout{}
 	for _, f := range t.Find(KindTNF) {
@@ -361,6 +369,7 @@ func (t *Terminal) Names() ([]Security, error) {
 	}
 	var out []Security
 	var errs []error
+	day, same := market.Day(0), true
 	for _, ex := range []market.Exchange{market.SH, market.SZ, market.BJ} {
 		f, ok := best[ex]
 		if !ok {
@@ -372,9 +381,14 @@ func (t *Terminal) Names() ([]Security, error) {
 		}
 		if tf != nil {
 			out = append(out, tf.Securities...)
+			same = same && tf.Header.Date != 0 && (day == 0 || day == tf.Header.Date)
+			day = tf.Header.Date
 		}
 	}
-	return out, errors.Join(errs...)
+	if !same || len(errs) > 0 {
+		day = 0
+	}
+	return out, day, errors.Join(errs...)
 }
 
 // UserBlocks reads blocknew.cfg and each listed block's .blk file, then the
