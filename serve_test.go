@@ -261,8 +261,15 @@ func TestTerminalHistoryIsServedOffline(t *testing.T) {
 	cfg := liveOffline + "\n[demo]\nlive_client = true\n[tdx]\ndir = " + strconv.Quote(dir) + "\n"
 	s := startServerWith(t, serveOptions{config: cfg, at: at})
 	c := s.client()
+	// The bridge imports the names and the gbbq first, then the bar files:
+	// wait for the bars (until then a bar is asked of push2his,
+	// unreachable here: a 503).
 	waitFor(t, 30*time.Second, func() bool {
 		status, _ := s.get(t, c, "/v1/api/meta/stocks?keyword=600519")
+		if status != 200 {
+			return false
+		}
+		status, _ = s.get(t, c, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-20&end=2026-11-20")
 		return status == 200
 	})
 	status, body := s.get(t, c, "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-16&end=2026-11-20&indicators=ma5")
