@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/db"
 	"mdqs/internal/market"
 	"mdqs/internal/secmaster"
 	"mdqs/internal/tdx"
@@ -108,6 +109,18 @@ func TestNameFilesAreRecordedOnTheirDay(t *testing.T) {
 	}
 	if got := strings.Join(names, "|"); got != "贵州茅台 2026-11-19..2026-11-19 tnf|茅台酒业 2026-11-20..2026-11-20 tnf" {
 		t.Fatalf("names of 600519 = %q", got)
+	}
+	// A code only the terminal's record saw gets its names from it; once
+	// the quote list's record has the code too, the names are read from
+	// that one alone (no name twice).
+	if len(tl.Names) != 2 || tl.Names[0].Name != "贵州茅台" || tl.Names[1].Name != "茅台酒业" || tl.Names[1].Source != secmaster.TerminalSource {
+		t.Fatalf("names of 600519 from the terminal's record = %+v", tl.Names)
+	}
+	if _, err := store.RecordSecurityDay(ctx, secmaster.Source, 20261120, []db.SecurityObservation{{Code: market.MustCode("600519.SH"), Name: "茅台酒业"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if tl, err = svc.History(ctx, market.MustCode("600519.SH")); err != nil || len(tl.Names) != 1 || tl.Names[0].Source != secmaster.Source {
+		t.Fatalf("names of 600519 once the quote list recorded it = %+v, %v", tl.Names, err)
 	}
 	if _, _, err := svc.Universe(ctx, 20261123, secmaster.Filter{}); market.KindOf(err) != market.KindNotFound {
 		t.Fatalf("a day no record holds: %v", err)

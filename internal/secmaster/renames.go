@@ -109,7 +109,14 @@ func namesOf(t Timeline, changes []db.NameChange, cal *market.Calendar) []NameSp
 	rec := t.Recorded
 	var recorded []NameSpan
 	firstSeen := market.Day(0)
-	for _, sp := range t.Spans {
+	// The quote list's record is the one the names are read against; the
+	// terminal's (TerminalSource) gives the names only of a code that
+	// record never saw.
+	spans := t.Spans
+	if slices.ContainsFunc(spans, func(sp db.SecuritySpan) bool { return sp.Source != TerminalSource && sp.Field == db.FieldName }) {
+		spans = slices.DeleteFunc(slices.Clone(spans), func(sp db.SecuritySpan) bool { return sp.Source == TerminalSource })
+	}
+	for _, sp := range spans {
 		switch {
 		case sp.Field == db.FieldName && sp.Value != "":
 			from := sp.First
