@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mdqs/internal/crosssection"
 	"net"
 	"net/http"
 	"os"
@@ -444,9 +445,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:    actions,
 		Securities: securities,
-		Quotes:     quotes,
-		Alerts:     alerts,
-		Calendar:   cal, Jobs: runner, Log: log, Clock: clock,
+		// The market's bars of a day, over that day's universe.
+		CrossSection: crosssection.New(store, securities, cal, clock),
+		Quotes:       quotes,
+		Alerts:       alerts,
+		Calendar:     cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},

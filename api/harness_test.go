@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"mdqs/internal/alert"
+	"mdqs/internal/crosssection"
 	"mdqs/internal/secmaster"
 	"net/http"
 	"net/http/httptest"
@@ -148,6 +149,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 		secCfg.History, secCfg.BackfillDays = dm, hc.backfill
 	}
 	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
+	deps.CrossSection = crosssection.New(store, deps.Securities, cal, clock)
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	frame.ReadPastFrom(deps.Securities)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})

@@ -365,6 +365,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{404, "GET", "/v1/api/securities?date=2026-11-02", ""},
 		{400, "GET", "/v1/api/securities?board=gem", ""},
 		{200, "GET", "/v1/api/securities/history?code=600001.SH", ""},
+		{200, "GET", "/v1/api/bars/daily?date=2026-11-20", ""},
+		{200, "GET", "/v1/api/bars/daily?date=2026-11-20&codes=600519.SH,600001.SH&type=stock&page=1&page_size=2", ""},
+		{404, "GET", "/v1/api/bars/daily?date=2026-11-02", ""},
+		{400, "GET", "/v1/api/bars/daily", ""},
 		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
 
 		// The terminal bridge.

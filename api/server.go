@@ -5,6 +5,7 @@ package api
 
 import (
 	"log/slog"
+	"mdqs/internal/crosssection"
 	"net/http"
 	"slices"
 	"strings"
@@ -40,9 +41,10 @@ type Deps struct {
 	Movements    *movement.Service
 	Klines       *kline.Service
 	Pager        *kline.Pager
-	Actions      *corpaction.Service // corporate actions and adjusted prices; nil: not served
-	Securities   *secmaster.Service  // the point-in-time security master; nil: not served
-	Alerts       *alert.Service      // standing screens; nil: not served
+	Actions      *corpaction.Service   // corporate actions and adjusted prices; nil: not served
+	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
+	CrossSection *crosssection.Service // the market's bars of a day; nil: not served
+	Alerts       *alert.Service        // standing screens; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
 	Quotes       *quote.Service // nil: /v1/api/quotes answers 503
@@ -230,6 +232,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.handleChipMetrics))
 
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.handleSecurities)
+	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)

@@ -815,6 +815,25 @@ class Client:
         data = self.get("/v1/api/securities", date=date, type=type, board=board, st=flag)
         return self._rows(data, "items", as_frame)
 
+    def bars_daily(self, date: str, codes: Optional[Sequence[str]] = None, type: Optional[str] = None,
+                   as_frame: bool = False, page_size: int = 10000) -> Any:
+        """Every security listed on ``date`` with its daily bar of that day,
+        as Tushare's ``daily(trade_date=)``: codes delisted since included,
+        each under its name of that day; null prices where it did not trade.
+        All pages are read and joined. A list of items (a frame with
+        ``as_frame``, the rest of the answer in ``attrs``)."""
+        joined = ",".join(codes) if codes else None
+        items: List[Any] = []
+        page = 1
+        while True:
+            data = self.get("/v1/api/bars/daily", date=date, codes=joined, type=type, page=page, page_size=page_size)
+            items.extend(data["items"])
+            if len(items) >= data["total"] or not data["items"]:
+                break
+            page += 1
+        data = dict(data, items=items, page=1, page_size=len(items))
+        return self._rows(data, "items", as_frame)
+
     def security_history(self, code: str, as_frame: bool = False) -> Any:
         """One code's timeline: its listed spans, names (曾用名), ST spells and
         suspensions with their days, and its share-count records (``shares``).

@@ -816,6 +816,17 @@ class TestFrames(ServerTest):
         self.assertEqual(df.index[0].hour, 15)  # a daily bar closes at 15:00 Shanghai time
         self.assertEqual(df.attrs["code"], self.code)
 
+    def test_bars_daily(self):
+        # The market of the last recorded day in one call, over its pages.
+        day = self.client.securities()["date"]
+        whole = self.client.bars_daily(day)
+        self.assertEqual(whole["total"], len(whole["items"]))
+        paged = self.client.bars_daily(day, page_size=100)
+        self.assertEqual([x["code"] for x in paged["items"]], [x["code"] for x in whole["items"]])
+        one = self.client.bars_daily(day, codes=[self.code], as_frame=True)
+        self.assertEqual(list(one["code"]), [self.code])
+        self.assertEqual(str(one["volume"].dtype), "Int64")
+
     def test_securities_frames(self):
         df = self.client.securities(as_frame=True)
         self.assertGreater(len(df), 0)

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"net/http"
+
+	"mdqs/internal/market"
+	"mdqs/internal/secmaster"
+)
+
+// maxCrossSectionPage lets the whole market (about 5,300 stocks) fit one
+// page of a cross-section.
+const maxCrossSectionPage = 10_000
+
+type dailyItem struct {
+	Code         string   `json:"code"`
+	Name         string   `json:"name"`
+	Type         string   `json:"type"`
+	ST           *string  `json:"st"`
+	Suspended    bool     `json:"suspended"`
+	Open         *float64 `json:"open"`
+	High         *float64 `json:"high"`
+	Low          *float64 `json:"low"`
+	Close        *float64 `json:"close"`
+	PrevClose    *float64 `json:"prev_close"`
+	Pct          *float64 `json:"pct"`
+	Volume       *int64   `json:"volume"`
+	Amount       *float64 `json:"amount"`
+	TurnoverRate *float64 `json:"turnover_rate"`
+}
+
+// handleBarsDaily is GET /v1/api/bars/daily: every security listed on a
+// day with its daily bar of that day.
+func (s *Server) handleBarsDaily(w http.ResponseWriter, r *http.Request) error {
+	if s.CrossSection == nil {
+		return market.NotConfigured("cross-sections are not served by this server")
+	}
+	q := newQuery(r)
+	day, given := q.day("date", "")
+	if !given && q.Err() == nil {
+		q.fail("", "date is required: the trading day of the cross-section, YYYY-MM-DD")
+	}
+	codes := q.codesUpTo(maxCrossSectionPage, "codes")
+	var f secmaster.Filter
+	f.Type = market.SecurityType(q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "preferred", "abs", "other"))
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", 1000, 1, maxCrossSectionPage)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	list, rec, err := s.CrossSection.Daily(r.Context(), day, f, codes)
+	if err != nil {
+		return err
+	}
+	from := min(len(list), (page-1)*size)
+	shown := list[from:min(len(list), from+size)]
+	items := make([]dailyItem, len(shown))
+	for i, d := range shown {
+		it := dailyItem{Code: d.Code.String(), Name: d.Name, Type: string(d.Type), ST: optional(d.ST), Suspended: d.Suspended,
+			PrevClose: orNull(d.PrevClose)}
+		if b := d.Bar; d.HasBar() {
+			vol := b.Volume
+			it.Open, it.High, it.Low, it.Close = orNull(b.Open), orNull(b.High), orNull(b.Low), orNull(b.Close)
+			it.Volume, it.Amount, it.TurnoverRate = &vol, orNull(b.Amount), orNull(b.TurnoverRate)
+			if d.PrevClose > 0 {
+				it.Pct = orNull(round4((b.Close/d.PrevClose - 1) * 100))
+			}
+		}
+		items[i] = it
+	}
+	return ok(w, map[string]any{"date": day.String(), "total": len(list), "page": page, "page_size": size, "items": items,
+		"recorded": recordedOf(rec), "source": s.sourceLabel("store"), "universe_source": s.sourceLabel(rec.Source)})
+}
