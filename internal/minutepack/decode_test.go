@@ -11,7 +11,7 @@ import (
 )
 
 // record is a valid record of a session with the header's count and day.
-func record(t *testing.T, opts Options) []byte {
+func record(t testing.TB, opts Options) []byte {
 	t.Helper()
 	return checkRoundTrip(t, session(240), opts)
 }
