@@ -23,7 +23,7 @@ var layers = []struct {
 	{"domain: types, rules and pure maths, no I/O of their own", []string{
 		"internal/market", "internal/indicator", "internal/adjust"}},
 	{"formats, caches and clients of the API", []string{
-		"internal/tdx", "cache", "internal/client", "internal/loadgen"}},
+		"internal/tdx", "internal/minutepack", "cache", "internal/client", "internal/loadgen"}},
 	{"sources: upstream clients, the demo market, Redis; no HTTP handlers, no store", []string{
 		"internal/upstream", "internal/demo", "internal/demotdx", "internal/sharedstate"}},
 	{"configuration and access rules", []string{"internal/config", "internal/auth"}},
