@@ -931,7 +931,7 @@ func TestMigratedStoreAnswersTheSameBytes(t *testing.T) {
 	server := dbtest.NeedPostgres(t)
 	t.Run("demo", func(t *testing.T) {
 		at := time.Date(2026, 11, 24, 10, 30, 0, 0, market.Shanghai()) // a Tuesday, in the session
-		compareMigrated(t, server, smallDemo, at, map[string]string{"start": "2026-11-02", "end": "2026-11-24"}, nil)
+		compareMigrated(t, server, smallDemo, at, map[string]string{"start": "2026-11-02", "end": "2026-11-24", "date": "2026-11-20"}, nil)
 	})
 	t.Run("terminal", func(t *testing.T) {
 		dir := t.TempDir()
@@ -946,7 +946,7 @@ func TestMigratedStoreAnswersTheSameBytes(t *testing.T) {
 		fromFiles := map[string]bool{"/v1/api/kline": true, "/v1/api/kline/with_realtime": true, "/v1/api/minutes": true,
 			"/v1/api/meta/stocks": true, "/v1/api/blocks": true, "/v1/api/block/members": true, "/v1/api/whoami": true,
 			"/v1/api/market/movements/events": true}
-		compareMigrated(t, server, cfg, at, map[string]string{"start": "2026-11-16", "end": "2026-11-20"}, fromFiles)
+		compareMigrated(t, server, cfg, at, map[string]string{"start": "2026-11-16", "end": "2026-11-20", "date": "2026-11-20"}, fromFiles)
 	})
 }
 
