@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"mdqs/internal/crosssection"
 	"mdqs/internal/market"
 	"mdqs/internal/secmaster"
 )
@@ -47,12 +48,10 @@ func (s *Server) handleBarsDaily(w http.ResponseWriter, r *http.Request) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	list, rec, err := s.CrossSection.Daily(r.Context(), day, f, codes)
+	shown, total, rec, err := s.CrossSection.Daily(r.Context(), day, f, codes, crosssection.Page{Offset: (page - 1) * size, Limit: size})
 	if err != nil {
 		return err
 	}
-	from := min(len(list), (page-1)*size)
-	shown := list[from:min(len(list), from+size)]
 	items := make([]dailyItem, len(shown))
 	for i, d := range shown {
 		it := dailyItem{Code: d.Code.String(), Name: d.Name, Type: string(d.Type), ST: optional(d.ST), Suspended: d.Suspended,
@@ -67,6 +66,6 @@ func (s *Server) handleBarsDaily(w http.ResponseWriter, r *http.Request) error {
 		}
 		items[i] = it
 	}
-	return ok(w, map[string]any{"date": day.String(), "total": len(list), "page": page, "page_size": size, "items": items,
+	return ok(w, map[string]any{"date": day.String(), "total": total, "page": page, "page_size": size, "items": items,
 		"recorded": recordedOf(rec), "source": s.sourceLabel("store"), "universe_source": s.sourceLabel(rec.Source)})
 }

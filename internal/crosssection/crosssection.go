@@ -41,21 +41,26 @@ type Daily struct {
 // HasBar says the security has a bar of the day.
 func (d Daily) HasBar() bool { return d.Bar.TS != 0 }
 
-// Daily is every security listed on day (those of codes only, when given)
-// with its daily bar, in code order, and the record the universe comes
-// from. The bars are the store's: the end-of-day job stores every quoted
-// stock's bar each trading day (the demo seeds its history), the
-// terminal's import and K-line requests store more. A day before the
-// security master's record is not known (its error); today's bar is
-// complete only after the close.
-func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter, codes []market.Code) ([]Daily, db.RecordedDays, error) {
+// Page is a slice of a cross-section: from Offset, at most Limit items
+// (0: to the end).
+type Page struct{ Offset, Limit int }
+
+// Daily is the page asked of the securities listed on day (those of codes
+// only, when given), in code order, each with its daily bar; how many
+// there are in all; and the record the universe comes from. Only the
+// page's bars are read. The bars are the store's: the end-of-day job
+// stores every quoted stock's bar each trading day (the demo seeds its
+// history), the terminal's import and K-line requests store more. A day
+// before the security master's record is not known (its error); today's
+// bar is complete only after the close.
+func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter, codes []market.Code, pg Page) ([]Daily, int, db.RecordedDays, error) {
 	today := market.DayOf(s.clock.Now())
 	if day > today {
-		return nil, db.RecordedDays{}, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
+		return nil, 0, db.RecordedDays{}, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
 	}
 	secs, rec, err := s.sec.Universe(ctx, day, f)
 	if err != nil {
-		return nil, rec, err
+		return nil, 0, rec, err
 	}
 	if len(codes) > 0 {
 		want := make(map[market.Code]bool, len(codes))
@@ -70,24 +75,28 @@ func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter,
 		}
 		secs = kept
 	}
+	total := len(secs)
+	secs = secs[min(pg.Offset, total):]
+	if pg.Limit > 0 {
+		secs = secs[:min(pg.Limit, len(secs))]
+	}
 	// One forward range read a code on the primary key, from the session
 	// before to the day's end: the day's bar and the one before it. Only a
 	// code that did not trade the session before (suspended) needs a
-	// second read for its last close: a backward read of a range costs
-	// SQLite about twice a forward one (measured: bench_test.go).
+	// second read for its last close.
 	start, dayStart := s.cal.Prev(day).Start().Unix(), day.Start().Unix()
 	end := s.cal.Next(day).Start().Unix() - 1
 	out := make([]Daily, len(secs))
 	for i, sec := range secs {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, rec, err
+				return nil, 0, rec, err
 			}
 		}
 		out[i] = Daily{Security: sec, PrevClose: math.NaN()}
 		bars, err := s.store.Bars(ctx, db.BarQuery{Code: sec.Code, Freq: market.Daily, FromTS: start, ToTS: end})
 		if err != nil {
-			return nil, rec, err
+			return nil, 0, rec, err
 		}
 		if n := len(bars); n > 0 && bars[n-1].Day == day {
 			out[i].Bar, bars = bars[n-1], bars[:n-1]
@@ -95,12 +104,12 @@ func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter,
 		if len(bars) == 0 {
 			bars, err = s.store.Bars(ctx, db.BarQuery{Code: sec.Code, Freq: market.Daily, ToTS: dayStart - 1, Limit: 1, Newest: true})
 			if err != nil {
-				return nil, rec, err
+				return nil, 0, rec, err
 			}
 		}
 		if n := len(bars); n > 0 {
 			out[i].PrevClose = bars[n-1].Close
 		}
 	}
-	return out, rec, nil
+	return out, total, rec, nil
 }

@@ -63,6 +63,7 @@ type Service struct {
 	clock  market.Clock
 	cfg    Config
 	shares sharesCache
+	spans  spansCache
 }
 
 func New(store *db.Store, quotes Quotes, cal *market.Calendar, clock market.Clock, cfg Config) *Service {
@@ -227,7 +228,7 @@ func (s *Service) Universe(ctx context.Context, day market.Day, f Filter) ([]Sec
 	if err != nil {
 		return nil, rec, err
 	}
-	spans, err := s.store.SecuritySpansOn(ctx, rec.Source, day)
+	spans, err := s.spansOn(ctx, rec.Source, day)
 	if err != nil {
 		return nil, rec, err
 	}
