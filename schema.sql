@@ -571,3 +571,21 @@ CREATE TABLE name_changes (
     fetched_at  INTEGER NOT NULL,
     PRIMARY KEY (code, source, day, name_after)
 ) WITHOUT ROWID;
+
+-- version 18
+-- The packed minute store (issue 29): one record per code, frequency
+-- (minutes a bar) and trading day, the day's bars in internal/minutepack's
+-- layout, whose header states its own version. A rowid table (its key an
+-- index beside it), not WITHOUT ROWID: a day's record is 1.5 to 2.5 KB,
+-- and a WITHOUT ROWID table keeps at most about a quarter page of a row
+-- in its leaf, spilling the rest into overflow pages of their own (19.4
+-- bytes a bar measured, against 9.2 this way for the same records).
+CREATE TABLE minute_days (
+    code   TEXT NOT NULL,
+    freq   INTEGER NOT NULL,
+    day    INTEGER NOT NULL,
+    bars   INTEGER NOT NULL,
+    data   BLOB NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (code, freq, day)
+);

@@ -43,7 +43,23 @@ func copySource(t *testing.T) *db.Store {
 	if _, err := src.ReplaceActions(ctx, "tdx", actionsFixture()); err != nil {
 		t.Fatal(err)
 	}
+	if err := src.PutMinuteDays(ctx, []db.MinuteDay{minuteDayFixture()}); err != nil {
+		t.Fatal(err)
+	}
 	return src
+}
+
+// minuteDayFixture is a day of 240 one-minute bars, as the packed store
+// keeps them (one binary record).
+func minuteDayFixture() db.MinuteDay {
+	d := market.Day(20261120)
+	bars := make([]market.Bar, 240)
+	for i := range bars {
+		c := 1500 + float64(i%7)/100
+		bars[i] = market.Bar{Day: d, TS: d.At(9, 31, 0).Unix() + int64(60*i), Open: c, High: c + 0.02, Low: c - 0.01, Close: c,
+			Volume: int64(100 * (i + 1)), Amount: c * float64(100*(i+1)), TurnoverRate: market.Unknown(), LargeOrderNet: market.Unknown()}
+	}
+	return db.MinuteDay{Code: market.MustCode("600519.SH"), Freq: market.Min1, Day: d, Bars: bars, Source: "push2his"}
 }
 
 // A copy interrupted after a few chunks goes on where it stopped when run
@@ -89,6 +105,10 @@ func TestCopyToPostgresResumesAndMatches(t *testing.T) {
 		t.Errorf("the resumed run copied %d of %d rows left (%d in all): it must copy only what the first run did not", lastCopied, firstTotal, all)
 	}
 
+	md := minuteDayFixture()
+	if got, err := to.MinuteDays(ctx, md.Code, md.Freq, md.Day, md.Day); err != nil || len(got) != 1 || !exactBars(got[0].Bars, md.Bars) {
+		t.Errorf("the packed minute day copied: %d days, %v; want its 240 bars exactly", len(got), err)
+	}
 	for _, c := range []string{"600519.SH", "000001.SZ", "300750.SZ"} {
 		q := db.BarQuery{Code: market.MustCode(c), Freq: market.Daily}
 		want, _ := src.Bars(ctx, q)

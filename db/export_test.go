@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"mdqs/internal/checkout"
@@ -102,4 +103,18 @@ func (s *Store) ExplainBars(ctx context.Context, q BarQuery) ([]string, error) {
 		plan = append(plan, fmt.Sprint(cells[len(cells)-1])) // SQLite: detail; PostgreSQL: QUERY PLAN
 	}
 	return plan, rows.Err()
+}
+
+// TablesSize is the bytes SQLite's pages of the named tables and indexes
+// take (dbstat), for the size benchmarks.
+func (s *Store) TablesSize(ctx context.Context, names ...string) (int64, error) {
+	var total int64
+	for _, n := range names {
+		var size sql.NullInt64
+		if err := s.r.QueryRowContext(ctx, `SELECT sum(pgsize) FROM dbstat WHERE name = ?`, n).Scan(&size); err != nil {
+			return 0, err
+		}
+		total += size.Int64
+	}
+	return total, nil
 }

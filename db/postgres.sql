@@ -478,3 +478,15 @@ CREATE TABLE name_changes (
     fetched_at  BIGINT NOT NULL,
     PRIMARY KEY (code, source, day, name_after)
 );
+
+-- version 18
+-- The packed minute store (issue 29); see schema.sql.
+CREATE TABLE minute_days (
+    code   TEXT NOT NULL,
+    freq   INTEGER NOT NULL,
+    day    INTEGER NOT NULL,
+    bars   INTEGER NOT NULL,
+    data   BYTEA NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (code, freq, day)
+);
