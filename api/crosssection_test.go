@@ -34,21 +34,7 @@ func TestBarsDailyIsTheMarketOfADay(t *testing.T) {
 	h := newHarness(t, withSecurityHistory(60))
 	ctx := context.Background()
 	cal := market.DefaultCalendar()
-	var code market.Code
-	var delisted market.Day
-	for c, d := range h.demo.DelistingDays() {
-		if d > 20230601 && (delisted == 0 || d < delisted) {
-			code, delisted = c, d
-		}
-	}
-	today := delisted
-	for range 10 {
-		today = cal.Next(today)
-	}
-	h.clock.Set(today.At(16, 0, 0))
-	if err := h.api.Securities.Record(ctx); err != nil {
-		t.Fatal(err)
-	}
+	code, delisted, today := afterFirstDelisting(t, h, 10)
 	// The store's daily bars, as the demo's end-of-day seed stores them.
 	err := h.demo.EachDailyHistory(ctx, today, 30, func(c market.Code, bars []market.Bar) error {
 		_, err := h.store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Daily, Source: "demo", Bars: bars}})

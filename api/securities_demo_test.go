@@ -44,26 +44,7 @@ func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
 	h := newHarness(t, withSecurityHistory(150))
 	ctx := context.Background()
 	cal := market.DefaultCalendar()
-	// The first delisting of the harness's market after 2023, and a clock
-	// fifteen sessions after it: every day since is recorded.
-	var code market.Code
-	var delisted market.Day
-	for c, d := range h.demo.DelistingDays() {
-		if d > 20230601 && (delisted == 0 || d < delisted) {
-			code, delisted = c, d
-		}
-	}
-	if delisted == 0 {
-		t.Fatal("the harness's demo market delists nothing after 2023: no case to test")
-	}
-	today := delisted
-	for range 15 {
-		today = cal.Next(today)
-	}
-	h.clock.Set(today.At(16, 0, 0))
-	if err := h.api.Securities.Record(ctx); err != nil {
-		t.Fatal(err)
-	}
+	code, delisted, today := afterFirstDelisting(t, h, 15)
 	h.addClient("c", "secret-c", clientOpts{scopes: "market,kline,screener"})
 	tok := h.token("c", "secret-c")
 	get := func(path string, into any) {
@@ -215,6 +196,31 @@ func TestSecurityMasterKeepsWhatTheSourcesForget(t *testing.T) {
 	if renamed == 0 {
 		t.Fatal("no rename within the recorded days to test")
 	}
+}
+
+// afterFirstDelisting finds the first delisting of the harness's demo
+// market after mid-2023, sets the clock to the close sessions later and
+// records the security master (its back-fill covers the days before).
+func afterFirstDelisting(t *testing.T, h *harness, sessions int) (code market.Code, delisted, today market.Day) {
+	t.Helper()
+	for c, d := range h.demo.DelistingDays() {
+		if d > 20230601 && (delisted == 0 || d < delisted) {
+			code, delisted = c, d
+		}
+	}
+	if delisted == 0 {
+		t.Fatal("the harness's demo market delists nothing after 2023: no case to test")
+	}
+	cal := market.DefaultCalendar()
+	today = delisted
+	for range sessions {
+		today = cal.Next(today)
+	}
+	h.clock.Set(today.At(16, 0, 0))
+	if err := h.api.Securities.Record(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return code, delisted, today
 }
 
 // unwarned is a name without its warning's prefix.
