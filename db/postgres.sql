@@ -490,3 +490,7 @@ CREATE TABLE minute_days (
     source TEXT NOT NULL,
     PRIMARY KEY (code, freq, day)
 );
+
+-- version 19
+-- A day's records of every code (issue 29); see schema.sql.
+CREATE INDEX minute_days_day ON minute_days(day, freq);
