@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/db/dbtest"
 	"mdqs/internal/market"
 )
 
@@ -73,8 +74,13 @@ func minuteAnswers(t *testing.T, h *harness) []byte {
 // when the minutes were rows of bars (issue 29): testdata/minute_answers.txt
 // was written by the tree before the packed minute store (bebfe79, with
 // -update-minute-answers), and the packed store must give it back.
+//
+// Then the same store is turned back into rows of bars at schema version
+// 19 (what a store written before it holds), opened again, so version
+// 20's migration packs the rows, and asked again: the same answers.
 func TestMinuteEndpointsAnswerAsBefore(t *testing.T) {
-	h := newHarness(t, withTerminal(t), withStore(filepath.Join(t.TempDir(), "mdqs.db")))
+	path := filepath.Join(t.TempDir(), "mdqs.db")
+	h := newHarness(t, withTerminal(t), withStore(path))
 	got := minuteAnswers(t, h)
 	golden := filepath.Join("testdata", "minute_answers.txt")
 	if *updateMinuteAnswers {
@@ -87,6 +93,11 @@ func TestMinuteEndpointsAnswerAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareAnswers(t, got, want)
+
+	h.store.Close()
+	dbtest.AsMinuteRows(t, path)
+	migrated := newHarness(t, withTerminal(t), withStore(path))
+	compareAnswers(t, minuteAnswers(t, migrated), want)
 }
 
 // compareAnswers fails at the first answer that differs, naming its request.
