@@ -29,6 +29,7 @@ import (
 	"mdqs/cache"
 	"mdqs/db"
 	"mdqs/internal/alert"
+	"mdqs/internal/archive"
 	"mdqs/internal/auth"
 	"mdqs/internal/board"
 	"mdqs/internal/bridge"
@@ -85,6 +86,7 @@ commands:
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
+  archive        status | run: the minute archive (what it holds; archive the due days now)
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
   version        print the version
 
@@ -125,6 +127,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Import(ctx, env, args)
 	case "migrate-store":
 		return cli.MigrateStore(ctx, env, args)
+	case "archive":
+		return cli.Archive(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
 	case "version":
@@ -348,6 +352,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		secCfg.History, secCfg.BackfillDays = src.Demo, min(cfg.Demo.HistoryDays, securitiesBackfill)
 	}
 	securities := secmaster.New(store, quotes, cal, clock, secCfg)
+	minutes := newArchive(cfg, store, src, securities, cal, clock, log)
 	// The exchanges' lists of delisted companies (live mode only): the
 	// delisting days no quote list keeps.
 	delisted, err := secmaster.DelistedFromConfig(cfg, store, src.Limiters, clock)
@@ -421,6 +426,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		// once per securities.delisted_interval (Import says so).
 		runner.Add(jobs.Job{LeaderOnly: true, Name: "delisted-lists", Interval: time.Hour, RunAtStart: true, Run: delisted.Import})
 	}
+	if minutes != nil {
+		// Not at start: a day's archive takes half an hour at 3 requests a
+		// second, and readiness does not wait for it.
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "archive-minutes", Interval: 5 * time.Minute, Run: minutes.Job})
+	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
@@ -447,6 +457,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Securities: securities,
 		// The market's bars of a day, over that day's universe.
 		CrossSection: crosssection.New(store, securities, cal, clock),
+		Archive:      minutes,
 		Quotes:       quotes,
 		Alerts:       alerts,
 		Calendar:     cal, Jobs: runner, Log: log, Clock: clock,
@@ -682,6 +693,15 @@ func rateLimits(l config.Limits, shared api.SharedLimits) api.Limits {
 		out.Clients[id] = api.RateLimit{Rate: c.Rate, Burst: c.Burst}
 	}
 	return out
+}
+
+// newArchive is the minute archive of the configuration, nil when off.
+func newArchive(cfg config.Config, store *db.Store, src *sources.Set, sec *secmaster.Service, cal *market.Calendar,
+	clock market.Clock, log *slog.Logger) *archive.Service {
+	if !cfg.Archive.Enabled {
+		return nil
+	}
+	return archive.FromConfig(cfg, store, src, sec, cal, clock, log)
 }
 
 // securitiesBackfill bounds the demo's back-filled record: each day is a

@@ -603,3 +603,26 @@ CREATE INDEX minute_days_day ON minute_days(day, freq);
 -- deleted, in this version's one transaction. From here on IngestBars and
 -- Bars keep intraday bars in minute_days; bars holds the daily ones.
 -- go: pack_minute_rows
+
+-- version 21
+-- The minute archive's record (issue 30): one row per trading day and code
+-- the archive job has dealt with, written in the same transaction as the
+-- day's bars, so a job killed anywhere resumes at the first code without
+-- a row. status: archived (checked and kept), flagged (kept, but a check
+-- failed: reason says which), gap (no source had the day: reason says
+-- why). freq: 1 for 1-minute bars, 5 for 5-minute only, 0 for a gap.
+-- opens: 1 when the source gave every bar's open, 0 when they were
+-- derived (trends2 gives 0.00 opens for every day but its latest).
+-- checked_at: Unix ms.
+CREATE TABLE archive_days (
+    day        INTEGER NOT NULL,
+    code       TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    freq       INTEGER NOT NULL,
+    bars       INTEGER NOT NULL,
+    opens      INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    checked_at INTEGER NOT NULL,
+    PRIMARY KEY (day, code)
+) WITHOUT ROWID;

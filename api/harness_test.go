@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"mdqs/internal/alert"
+	"mdqs/internal/archive"
 	"mdqs/internal/crosssection"
 	"mdqs/internal/secmaster"
 	"net/http"
@@ -150,6 +151,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	}
 	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
 	deps.CrossSection = crosssection.New(store, deps.Securities, cal, clock)
+	deps.Archive = archive.New(store, dm, deps.Securities, cal, clock, log, archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo"})
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	frame.ReadPastFrom(deps.Securities)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})

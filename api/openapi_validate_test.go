@@ -370,6 +370,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{404, "GET", "/v1/api/bars/daily?date=2026-11-02", ""},
 		{400, "GET", "/v1/api/bars/daily", ""},
 		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
+		{200, "GET", "/v1/api/archive/status", ""},
 
 		// The terminal bridge.
 		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},

@@ -5,6 +5,7 @@ package api
 
 import (
 	"log/slog"
+	"mdqs/internal/archive"
 	"mdqs/internal/crosssection"
 	"net/http"
 	"slices"
@@ -44,6 +45,7 @@ type Deps struct {
 	Actions      *corpaction.Service   // corporate actions and adjusted prices; nil: not served
 	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
 	CrossSection *crosssection.Service // the market's bars of a day; nil: not served
+	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
@@ -232,6 +234,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.handleChipMetrics))
 
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.handleSecurities)
+	s.protected(http.MethodGet, "/v1/api/archive/status", auth.ScopeMarket, s.handleArchiveStatus)
 	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
 

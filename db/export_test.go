@@ -147,8 +147,14 @@ func (s *Store) BarRows(ctx context.Context, q BarQuery) ([]market.Bar, error) {
 }
 
 // SetSchemaVersion sets the version the store says its schema is at, so
-// that the next Open migrates from there.
-func (s *Store) SetSchemaVersion(ctx context.Context, v int) error {
+// that the next Open migrates from there, dropping the tables (drop) the
+// later versions made.
+func (s *Store) SetSchemaVersion(ctx context.Context, v int, drop []string) error {
+	for _, name := range drop {
+		if _, err := s.w.ExecContext(ctx, "DROP TABLE "+name); err != nil {
+			return err
+		}
+	}
 	if s.dialect == postgresDialect {
 		_, err := s.w.ExecContext(ctx, `DELETE FROM mdqs_schema WHERE version > ?`, v)
 		return err

@@ -498,3 +498,18 @@ CREATE INDEX minute_days_day ON minute_days(day, freq);
 -- version 20
 -- The intraday rows of bars move into minute_days (issue 29); see schema.sql.
 -- go: pack_minute_rows
+
+-- version 21
+-- The minute archive's record (issue 30); see schema.sql.
+CREATE TABLE archive_days (
+    day        INTEGER NOT NULL,
+    code       TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    freq       INTEGER NOT NULL,
+    bars       INTEGER NOT NULL,
+    opens      INTEGER NOT NULL,
+    source     TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    checked_at BIGINT NOT NULL,
+    PRIMARY KEY (day, code)
+);

@@ -3,7 +3,10 @@ package dbtest
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 
 	"mdqs/internal/minutepack"
@@ -68,7 +71,11 @@ func AsMinuteRows(t testing.TB, path string) {
 			}
 		}
 	}
-	for _, q := range []string{`DELETE FROM minute_days`, `PRAGMA user_version = 19`} {
+	stmts := []string{`DELETE FROM minute_days`, `PRAGMA user_version = 19`}
+	for _, name := range TablesAfter(t, 19) {
+		stmts = append(stmts, "DROP TABLE "+name)
+	}
+	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			t.Fatalf("dbtest: %v", err)
 		}
@@ -79,4 +86,21 @@ func AsMinuteRows(t testing.TB, path string) {
 	if len(days) == 0 {
 		t.Fatal("dbtest: no minute day to turn into rows")
 	}
+}
+
+// TablesAfter are the tables schema.sql creates after version v: what a
+// test that puts a store back to v drops, as a store of v never had them.
+func TablesAfter(t testing.TB, v int) []string {
+	t.Helper()
+	schema := SQLiteSchema(t)
+	at := strings.Index(schema, fmt.Sprintf("-- version %d\n", v+1))
+	if at < 0 {
+		return nil
+	}
+	var out []string
+	createTable := regexp.MustCompile(`(?m)^CREATE TABLE (\w+)`)
+	for _, m := range createTable.FindAllStringSubmatch(schema[at:], -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

@@ -38,13 +38,15 @@ type Config struct {
 	Finance Finance `toml:"finance"`
 	// Securities is the security master's upstream lists.
 	Securities Securities `toml:"securities"`
-	Kline      Kline      `toml:"kline"`
-	TDX        TDX        `toml:"tdx"`
-	Screener   Screener   `toml:"screener"`
-	Stream     Stream     `toml:"stream"`
-	Cache      Cache      `toml:"cache"`
-	Demo       Demo       `toml:"demo"`
-	Log        Log        `toml:"log"`
+	// Archive is the minute archive job.
+	Archive  Archive  `toml:"archive"`
+	Kline    Kline    `toml:"kline"`
+	TDX      TDX      `toml:"tdx"`
+	Screener Screener `toml:"screener"`
+	Stream   Stream   `toml:"stream"`
+	Cache    Cache    `toml:"cache"`
+	Demo     Demo     `toml:"demo"`
+	Log      Log      `toml:"log"`
 }
 
 // Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
@@ -463,6 +465,7 @@ func (c Config) Validate() error {
 	}
 	c.validateInfo(bad)
 	c.validateSecurities(bad)
+	c.validateArchive(bad)
 	c.Limits.validate(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)

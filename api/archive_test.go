@@ -1,0 +1,75 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"mdqs/internal/archive"
+	"mdqs/internal/market"
+)
+
+type archiveStatus struct {
+	Source string `json:"source"`
+	Days   []struct {
+		Date         string `json:"date"`
+		Archived     int    `json:"archived"`
+		Flagged      int    `json:"flagged"`
+		Gaps         int    `json:"gaps"`
+		Bars         int64  `json:"bars"`
+		DerivedOpens int    `json:"derived_opens"`
+	} `json:"days"`
+	Due         []string `json:"due"`
+	Pending     []string `json:"pending"`
+	Bars        int64    `json:"bars"`
+	StoreBars   int64    `json:"store_bars"`
+	StoreBytes  int64    `json:"store_bytes"`
+	BytesPerBar *float64 `json:"bytes_per_bar"`
+}
+
+// The archive's status says what is due before a run and what it holds
+// after: five days of the whole demo market, each day's counts, the bars
+// and what they weigh on disk.
+func TestArchiveStatus(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(10))
+	h.clock.Set(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
+	if err := h.api.Securities.Record(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.addClient("m", "secret-m", clientOpts{scopes: "market"})
+	tok := h.token("m", "secret-m")
+	status := func() archiveStatus {
+		t.Helper()
+		r := h.signed(http.MethodGet, "/v1/api/archive/status", tok, nil)
+		r.expect(t, 200, "OK")
+		var st archiveStatus
+		if err := json.Unmarshal(r.data, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	before := status()
+	if len(before.Due) != 5 || before.Due[4] != "2026-11-23" || len(before.Pending) != 5 || len(before.Days) != 0 || before.BytesPerBar != nil {
+		t.Fatalf("before a run: %+v", before)
+	}
+	rep, err := h.api.Archive.Run(context.Background(), archive.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := status()
+	if len(after.Pending) != 0 || len(after.Days) != 5 || after.Source != "demo" || after.Bars != int64(rep.Bars) {
+		t.Fatalf("after a run of %d bars: %+v", rep.Bars, after)
+	}
+	last := after.Days[4]
+	if last.Date != "2026-11-23" || last.Archived+last.Flagged < 250 || last.Bars != int64(240*(last.Archived+last.Flagged)) || last.DerivedOpens != 0 {
+		t.Fatalf("the last day: %+v", last)
+	}
+	if after.Days[0].DerivedOpens != after.Days[0].Archived+after.Days[0].Flagged {
+		t.Fatalf("the first day's opens came from trends2's earlier days, derived: %+v", after.Days[0])
+	}
+	if after.StoreBars < after.Bars || after.BytesPerBar == nil || *after.BytesPerBar <= 0 || *after.BytesPerBar > 12 {
+		t.Fatalf("the store: %d bars, %d bytes, %v a bar", after.StoreBars, after.StoreBytes, after.BytesPerBar)
+	}
+}

@@ -1,0 +1,384 @@
+// Package archive keeps what the sources forget (issue 30). EastMoney's
+// trends2 holds the last 5 trading days of 1-minute bars and no free
+// source holds more; mdqs runs beside the terminal every trading day, so
+// after each close it fetches the day's minutes of every security of the
+// day's universe (the security master's, so a code delisted since keeps
+// its days), checks each day against the day's bar, and records what it
+// did per day and code in the same transaction as the bars: a run killed
+// anywhere resumes at the first code without a record.
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"mdqs/db"
+	"mdqs/internal/kline"
+	"mdqs/internal/market"
+	"mdqs/internal/secmaster"
+	"mdqs/internal/upstream"
+)
+
+// Source gives the 1-minute series of a code's last ndays trading days,
+// as push2his's trends2 does (and the demo market offline).
+type Source interface {
+	Trends(ctx context.Context, code market.Code, ndays int) ([]market.Bar, error)
+}
+
+// Universe is the security master.
+type Universe interface {
+	Universe(ctx context.Context, day market.Day, f secmaster.Filter) ([]secmaster.Security, db.RecordedDays, error)
+}
+
+// Config tunes the archive.
+type Config struct {
+	At         market.TimeOfDay // a day is archived from this time on (15:35)
+	Window     int              // trading days the source keeps minutes of, the latest included (trends2: 5)
+	Rate       float64          // source requests a second at most, with jitter; 0: no cap (the demo)
+	SourceName string           // the source's name, as bars and records carry it
+	Batch      int              // codes a transaction (each code's days with their records)
+	// Sleep waits d unless ctx ends first; nil: a timer. Tests pass one
+	// that only counts.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Service archives days.
+type Service struct {
+	store *db.Store
+	src   Source
+	sec   Universe
+	cal   *market.Calendar
+	clock market.Clock
+	log   *slog.Logger
+	cfg   Config
+	pace  *pacer
+
+	mu   sync.Mutex
+	done map[market.Day]bool // days a whole run finished: nothing owed
+}
+
+func New(store *db.Store, src Source, sec Universe, cal *market.Calendar, clock market.Clock, log *slog.Logger, cfg Config) *Service {
+	if cfg.Window <= 0 {
+		cfg.Window = 5
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 50
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	return &Service{store: store, src: src, sec: sec, cal: cal, clock: clock, log: log, cfg: cfg, pace: newPacer(cfg.Rate, cfg.Sleep),
+		done: map[market.Day]bool{}}
+}
+
+// kinds are the security types archived: A-shares, indices and funds
+// (ETFs among them).
+var kinds = []market.SecurityType{market.TypeStock, market.TypeIndex, market.TypeFund}
+
+// Job is the runner's job: it archives every due day within the source's
+// window not archived yet, and returns at once when every one is done
+// (remembered, so a tick costs nothing between closes).
+func (s *Service) Job(ctx context.Context) error {
+	due := s.Due()
+	s.mu.Lock()
+	todo := slices.ContainsFunc(due, func(d market.Day) bool { return !s.done[d] })
+	s.mu.Unlock()
+	if !todo {
+		return nil
+	}
+	if _, err := s.Run(ctx, Request{}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, d := range due {
+		s.done[d] = true
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Request narrows a run: one day (0: every due day of the window), some
+// codes (nil: the day's universe). Progress, when set, hears each code
+// with the bars kept so far.
+type Request struct {
+	Day      market.Day
+	Codes    []market.Code
+	Progress func(done, total, bars int)
+}
+
+// Report says what a run did.
+type Report struct {
+	Days                    []market.Day
+	Codes                   int // codes fetched
+	Archived, Flagged, Gaps int // code-days recorded
+	Bars                    int
+	Requests                int
+}
+
+// Due are the days the archive owes now, oldest first: the complete
+// trading days of the source's window (today once At has passed).
+func (s *Service) Due() []market.Day {
+	now := s.clock.Now()
+	today := market.DayOf(now)
+	last := s.cal.OnOrBefore(today)
+	if last == today && now.Before(s.cfg.At.On(today)) {
+		last = s.cal.Prev(today)
+	}
+	days := []market.Day{last}
+	for len(days) < s.cfg.Window {
+		days = append(days, s.cal.Prev(days[len(days)-1]))
+	}
+	slices.Reverse(days)
+	return days
+}
+
+// sourceLatest is the day the source's series ends on now: today once its
+// first bar has completed (09:31), else the session before.
+func (s *Service) sourceLatest() market.Day {
+	now := s.clock.Now()
+	today := market.DayOf(now)
+	if s.cal.IsTradingDay(today) && !now.Before(today.At(9, 31, 0)) {
+		return today
+	}
+	return s.cal.OnOrBefore(today.AddDays(-1))
+}
+
+// Run archives the request's days: for each code, one source request for
+// every day it still owes, each day checked and stored with its record.
+// A source outage ends the run with its error and records nothing for the
+// codes not reached: the next run resumes there.
+func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
+	days := s.Due()
+	if req.Day != 0 {
+		if !slices.Contains(days, req.Day) {
+			return Report{}, market.Errorf(market.KindInvalid, "%v is not a complete trading day within the source's last %d (%v to %v): "+
+				"the source no longer has its minutes, or it has not closed yet", req.Day, s.cfg.Window, days[0], days[len(days)-1])
+		}
+		days = []market.Day{req.Day}
+	}
+	owed, err := s.owed(ctx, days, req.Codes)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Days: days}
+	codes := make([]market.Code, 0, len(owed))
+	for c := range owed {
+		codes = append(codes, c)
+	}
+	slices.SortFunc(codes, func(a, b market.Code) int { return compareCodes(a, b) })
+	var pending []db.ArchiveEntry
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := s.store.PutArchive(ctx, pending)
+		pending = pending[:0]
+		return err
+	}
+	for i, code := range codes {
+		entries, err := s.fetch(ctx, code, owed[code], &rep)
+		if err != nil {
+			return rep, errors.Join(err, flush())
+		}
+		pending = append(pending, entries...)
+		if len(pending) >= s.cfg.Batch {
+			if err := flush(); err != nil {
+				return rep, err
+			}
+		}
+		if req.Progress != nil {
+			req.Progress(i+1, len(codes), rep.Bars)
+		}
+	}
+	return rep, flush()
+}
+
+func compareCodes(a, b market.Code) int {
+	switch as, bs := a.String(), b.String(); {
+	case as < bs:
+		return -1
+	case as > bs:
+		return 1
+	}
+	return 0
+}
+
+// owed maps each code to the days it is listed on and has no record of,
+// oldest first. A day's universe is the security master's record of it,
+// else of the nearest recorded day after it (a PC that slept missed both
+// the record and the minutes; a code listed later then finds no minutes
+// for the day, a gap that says so); with neither, the day waits for the
+// record. A suspended code owes nothing.
+func (s *Service) owed(ctx context.Context, days []market.Day, only []market.Code) (map[market.Code][]market.Day, error) {
+	out := map[market.Code][]market.Day{}
+	var want map[market.Code]bool
+	if only != nil {
+		want = map[market.Code]bool{}
+		for _, c := range only {
+			want[c] = true
+		}
+	}
+	for _, d := range days {
+		secs, err := s.universe(ctx, d)
+		if k := market.KindOf(err); k == market.KindNotFound || k == market.KindInvalid {
+			continue // no universe recorded yet: nothing known to be owed
+		}
+		if err != nil {
+			return nil, err
+		}
+		done, err := s.store.ArchiveDays(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		have := make(map[market.Code]bool, len(done))
+		for _, a := range done {
+			have[a.Code] = true
+		}
+		for _, sec := range secs {
+			if have[sec.Code] || sec.Suspended || (want != nil && !want[sec.Code]) {
+				continue
+			}
+			out[sec.Code] = append(out[sec.Code], d)
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) universe(ctx context.Context, day market.Day) ([]secmaster.Security, error) {
+	secs, _, err := s.sec.Universe(ctx, day, secmaster.Filter{})
+	if k := market.KindOf(err); k == market.KindNotFound || k == market.KindInvalid {
+		// Not recorded: the nearest recorded day after it.
+		for d := s.cal.Next(day); d <= market.DayOf(s.clock.Now()) && err != nil; d = s.cal.Next(d) {
+			secs, _, err = s.sec.Universe(ctx, d, secmaster.Filter{})
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the universe of %v: %w", day, err)
+	}
+	kept := secs[:0]
+	for _, sec := range secs {
+		if slices.Contains(kinds, sec.Type) {
+			kept = append(kept, sec)
+		}
+	}
+	return kept, nil
+}
+
+// fetch asks the source once for code's owed days and makes each one's
+// entry: the day's bars with their record, or a gap when the source has
+// no minutes of it. A source error other than "no data" is returned: an
+// outage is not a gap.
+func (s *Service) fetch(ctx context.Context, code market.Code, days []market.Day, rep *Report) ([]db.ArchiveEntry, error) {
+	latest := s.sourceLatest()
+	ndays := s.cal.Count(days[0], latest)
+	if ndays > s.cfg.Window {
+		ndays = s.cfg.Window
+	}
+	if err := s.pace.wait(ctx); err != nil {
+		return nil, err
+	}
+	rep.Requests++
+	bars, err := s.src.Trends(ctx, code, max(ndays, 1))
+	if err != nil && !isEmpty(err) {
+		return nil, err
+	}
+	rep.Codes++
+	byDay := map[market.Day][]market.Bar{}
+	var newest, oldest market.Day
+	for _, b := range bars {
+		byDay[b.Day] = append(byDay[b.Day], b)
+		newest = max(newest, b.Day)
+		if oldest == 0 || b.Day < oldest {
+			oldest = b.Day
+		}
+	}
+	cov, err2 := s.coverageOf(ctx, code)
+	if err2 != nil {
+		return nil, err2
+	}
+	now := s.clock.Now()
+	var out []db.ArchiveEntry
+	for _, d := range days {
+		rec := db.ArchiveDay{Day: d, Code: code, Source: s.cfg.SourceName, At: now}
+		min1 := byDay[d]
+		if len(min1) == 0 && d < oldest {
+			continue // before the series the source gave: asked again next run
+		}
+		if len(min1) == 0 {
+			rec.Status, rec.Reason = db.ArchiveGap, "the source has no minutes of the day"
+			if err != nil {
+				rec.Reason += ": " + err.Error()
+			}
+			rep.Gaps++
+			out = append(out, db.ArchiveEntry{Day: rec})
+			continue
+		}
+		rec.Freq, rec.Bars, rec.OpensGiven = 1, len(min1), d == newest
+		problem, err := s.check(ctx, code, d, min1)
+		if err != nil {
+			return nil, err
+		}
+		rec.Status, rec.Reason = db.ArchiveArchived, problem
+		if problem != "" && problem != notChecked {
+			rec.Status = db.ArchiveFlagged
+			rep.Flagged++
+		} else {
+			rep.Archived++
+		}
+		rep.Bars += len(min1)
+		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(code, d, min1, cov)})
+	}
+	return out, nil
+}
+
+// coverage is a code's coverage of each intraday frequency, widened day
+// by day as a code's days are archived in one transaction.
+type coverage map[market.Freq]struct {
+	span db.Span
+	ok   bool
+}
+
+func (s *Service) coverageOf(ctx context.Context, code market.Code) (coverage, error) {
+	c := coverage{}
+	for _, f := range []market.Freq{market.Min1, market.Min5} {
+		span, _, ok, err := s.store.Coverage(ctx, code, f)
+		if err != nil {
+			return nil, err
+		}
+		c[f] = struct {
+			span db.Span
+			ok   bool
+		}{span, ok}
+	}
+	return c, nil
+}
+
+// batches are a day's 1-minute bars and their 5-minute aggregate, each
+// widening its coverage where it touches the day.
+func (s *Service) batches(code market.Code, d market.Day, min1 []market.Bar, cov coverage) []db.BarBatch {
+	var out []db.BarBatch
+	for _, f := range []market.Freq{market.Min1, market.Min5} {
+		c := cov[f]
+		c.span, c.ok = kline.MergeCoverage(s.cal, c.span, c.ok, db.Span{First: d, Last: d}), true
+		cov[f] = c
+		bars := min1
+		if f == market.Min5 {
+			bars = kline.Aggregate(min1, f)
+		}
+		span := c.span
+		out = append(out, db.BarBatch{Code: code, Freq: f, Source: s.cfg.SourceName, Bars: bars, Cover: &span})
+	}
+	return out
+}
+
+// isEmpty says err is the source having no minutes of the code (an empty
+// series, or no such security), not an outage.
+func isEmpty(err error) bool {
+	k := upstream.KindOf(err)
+	return k == upstream.KindEmpty || k == upstream.KindRC || market.KindOf(err) == market.KindNotFound
+}

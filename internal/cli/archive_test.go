@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"mdqs/db"
+	"mdqs/db/dbtest"
+	"mdqs/internal/demo"
+	"mdqs/internal/market"
+	"mdqs/internal/quote"
+	"mdqs/internal/secmaster"
+)
+
+// recordDemoUniverse records the security master of the demo market of
+// demoEnv(seed 7, stocks) for the last trading days, as a demo server's
+// first run does, on the real clock the commands run on.
+func recordDemoUniverse(t *testing.T, dbPath string, stocks int) {
+	t.Helper()
+	ctx := context.Background()
+	cal, clock := market.DefaultCalendar(), market.SystemClock{}
+	dm, err := demo.New(demo.Config{Seed: 7, Stocks: stocks, Industries: 5, Concepts: 5, Calendar: cal}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := db.Open(ctx, dbPath, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	quotes := quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
+	sec := secmaster.New(store, quotes, cal, clock, secmaster.Config{RecordAfter: 15*60 + 5, History: dm, BackfillDays: 10})
+	if err := sec.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// archive run fetches every due day of every code once and says so;
+// status then shows the five days with nothing pending; a second run asks
+// nothing; a day the source no longer has is refused, exit 2.
+func TestArchiveCommand(t *testing.T) {
+	ctx := context.Background()
+	env, dbPath, configPath, out := demoEnv(t, 7, 50)
+	recordDemoUniverse(t, dbPath, 50)
+	if err := Archive(ctx, env, []string{"run", "-config", configPath}); err != nil {
+		t.Fatalf("archive run: %v\n%s", err, out)
+	}
+	done := regexp.MustCompile(`done: (\d+) codes asked in (\d+) requests; (\d+) code-days archived, 0 flagged, 0 gaps`).FindStringSubmatch(out.String())
+	if done == nil || done[1] == "0" || done[1] != done[2] || done[3] == "0" {
+		t.Fatalf("archive run said:\n%s", out)
+	}
+	out.Reset()
+	if err := Archive(ctx, env, []string{"status", "-config", configPath}); err != nil {
+		t.Fatal(err)
+	}
+	status := out.String()
+	days := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d +\d+ +0 +0 `).FindAllString(status, -1)
+	if !strings.Contains(status, "pending: none") || len(days) != 5 || !strings.Contains(status, "bytes a bar") {
+		t.Fatalf("archive status:\n%s", status)
+	}
+	out.Reset()
+	if err := Archive(ctx, env, []string{"run", "-config", configPath}); err != nil || !strings.Contains(out.String(), "done: 0 codes asked in 0 requests") {
+		t.Fatalf("a second run: %v\n%s", err, out)
+	}
+	err := Archive(ctx, env, []string{"run", "-config", configPath, "-day", "2001-01-05"})
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 2 || !strings.Contains(err.Error(), "no longer has") {
+		t.Fatalf("an old day: %v", err)
+	}
+}
