@@ -151,3 +151,11 @@ func (s *Store) MinuteBytes(ctx context.Context) (n int64, ok bool, err error) {
 	}
 	return size.Int64, size.Valid, nil
 }
+
+// ArchiveFirstDay is the first day the archive dealt with; ok is false
+// while it has dealt with none.
+func (s *Store) ArchiveFirstDay(ctx context.Context) (market.Day, bool, error) {
+	var day sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT min(day) FROM archive_days`).Scan(&day)
+	return market.Day(day.Int64), day.Valid, classify(err, "read the archive")
+}

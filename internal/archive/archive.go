@@ -30,6 +30,12 @@ type Source interface {
 	Trends(ctx context.Context, code market.Code, ndays int) ([]market.Bar, error)
 }
 
+// FiveMinutes gives 5-minute K-lines over a range of days, as push2his's
+// kline/get klt=5 does (about two months back) and the demo market.
+type FiveMinutes interface {
+	Klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) ([]market.Bar, error)
+}
+
 // Universe is the security master.
 type Universe interface {
 	Universe(ctx context.Context, day market.Day, f secmaster.Filter) ([]secmaster.Security, db.RecordedDays, error)
@@ -42,6 +48,12 @@ type Config struct {
 	Rate       float64          // source requests a second at most, with jitter; 0: no cap (the demo)
 	SourceName string           // the source's name, as bars and records carry it
 	Batch      int              // codes a transaction (each code's days with their records)
+	// FiveMinuteDays is how many trading days before the 1-minute window
+	// the 5-minute source still reaches (klt=5: about two months); days
+	// older than both, since the archive began, are recorded as gaps.
+	FiveMinuteDays int
+	// Five is the 5-minute source; nil: days past the window are gaps.
+	Five FiveMinutes
 	// Sleep waits d unless ctx ends first; nil: a timer. Tests pass one
 	// that only counts.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -68,6 +80,9 @@ func New(store *db.Store, src Source, sec Universe, cal *market.Calendar, clock 
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 50
+	}
+	if cfg.FiveMinuteDays < 0 {
+		cfg.FiveMinuteDays = 0
 	}
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleep
@@ -113,7 +128,7 @@ type Request struct {
 
 // Report says what a run did.
 type Report struct {
-	Days                    []market.Day
+	Days                    []market.Day // the days some code owed, oldest first
 	Codes                   int // codes fetched
 	Archived, Flagged, Gaps int // code-days recorded
 	Bars                    int
@@ -165,10 +180,25 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{Days: days}
+	var older []market.Day
+	if req.Day == 0 {
+		if older, err = s.olderDays(ctx, days[0]); err != nil {
+			return Report{}, err
+		}
+	}
+	owedOld, err := s.owed(ctx, older, req.Codes)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Days: owedDays(owedOld, owed)}
 	codes := make([]market.Code, 0, len(owed))
 	for c := range owed {
 		codes = append(codes, c)
+	}
+	for c := range owedOld {
+		if _, ok := owed[c]; !ok {
+			codes = append(codes, c)
+		}
 	}
 	slices.SortFunc(codes, func(a, b market.Code) int { return compareCodes(a, b) })
 	var pending []db.ArchiveEntry
@@ -181,9 +211,20 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 		return err
 	}
 	for i, code := range codes {
-		entries, err := s.fetch(ctx, code, owed[code], &rep)
-		if err != nil {
-			return rep, errors.Join(err, flush())
+		var entries []db.ArchiveEntry
+		if days := owedOld[code]; len(days) > 0 {
+			e, err := s.fetchFive(ctx, code, days, &rep)
+			if err != nil {
+				return rep, errors.Join(err, flush())
+			}
+			entries = append(entries, e...)
+		}
+		if days := owed[code]; len(days) > 0 {
+			e, err := s.fetch(ctx, code, days, &rep)
+			if err != nil {
+				return rep, errors.Join(err, flush())
+			}
+			entries = append(entries, e...)
 		}
 		pending = append(pending, entries...)
 		if len(pending) >= s.cfg.Batch {
@@ -196,6 +237,24 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 		}
 	}
 	return rep, flush()
+}
+
+// owedDays are the days some code owes, oldest first.
+func owedDays(maps ...map[market.Code][]market.Day) []market.Day {
+	seen := map[market.Day]bool{}
+	var out []market.Day
+	for _, m := range maps {
+		for _, days := range m {
+			for _, d := range days {
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func compareCodes(a, b market.Code) int {
@@ -319,7 +378,7 @@ func (s *Service) fetch(ctx context.Context, code market.Code, days []market.Day
 			continue
 		}
 		rec.Freq, rec.Bars, rec.OpensGiven = 1, len(min1), d == newest
-		problem, err := s.check(ctx, code, d, min1)
+		problem, err := s.check(ctx, code, d, min1, 240)
 		if err != nil {
 			return nil, err
 		}

@@ -55,7 +55,11 @@ func (s *source) Trends(ctx context.Context, code market.Code, ndays int) ([]mar
 	return s.dm.Trends(ctx, code, ndays)
 }
 
-func newRig(t *testing.T, rate float64) *rig {
+func newRig(t *testing.T, rate float64) *rig { return newRigWith(t, rate, 0) }
+
+// newRigWith is newRig whose 5-minute source (the demo) reaches fiveDays
+// trading days before the 1-minute window (0: no 5-minute source).
+func newRigWith(t *testing.T, rate float64, fiveDays int) *rig {
 	t.Helper()
 	ctx := context.Background()
 	cal := market.DefaultCalendar()
@@ -71,9 +75,12 @@ func newRig(t *testing.T, rate float64) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{store: store, dm: dm, clock: clock, cal: cal, sec: sec, src: &source{dm: dm}}
-	r.arc = archive.New(store, r.src, sec, cal, clock, slog.New(slog.NewTextHandler(io.Discard, nil)), archive.Config{
-		At: 15*60 + 35, Window: 5, Rate: rate, SourceName: "demo", Batch: 7,
-		Sleep: func(ctx context.Context, d time.Duration) error { r.slept = append(r.slept, d); return ctx.Err() }})
+	cfg := archive.Config{At: 15*60 + 35, Window: 5, Rate: rate, SourceName: "demo", Batch: 7,
+		Sleep: func(ctx context.Context, d time.Duration) error { r.slept = append(r.slept, d); return ctx.Err() }}
+	if fiveDays > 0 {
+		cfg.Five, cfg.FiveMinuteDays = dm, fiveDays
+	}
+	r.arc = archive.New(store, r.src, sec, cal, clock, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
 	return r
 }
 
@@ -342,5 +349,67 @@ func TestArchivePacesAndWaitsForItsTime(t *testing.T) {
 	}
 	if mean := total / time.Duration(len(r.slept)); mean < 200*time.Millisecond || mean > 300*time.Millisecond {
 		t.Fatalf("mean wait %v at 4 a second", mean)
+	}
+}
+
+// A PC off for six trading days: the five of the 1-minute window come
+// back at 1 minute, the sixth (past the window) as 5-minute bars where the
+// 5-minute source reaches, else as a gap saying no source has it; each
+// code asked once for its 1-minute days and once for its 5-minute ones.
+func TestArchiveCatchUpAfterSixMissedDays(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name     string
+		fiveDays int
+	}{{"the 5-minute source reaches the sixth day", 35}, {"no 5-minute source", 0}} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRigWith(t, 0, tt.fiveDays)
+			// Archived on Thursday 2026-11-19, then off until Friday 27th's close.
+			r.clock.Set(time.Date(2026, 11, 19, 16, 0, 0, 0, market.Shanghai()))
+			if _, err := r.arc.Run(ctx, archive.Request{Day: 20261119}); err != nil {
+				t.Fatal(err)
+			}
+			r.clock.Set(friday)
+			if err := r.sec.Record(ctx); err != nil {
+				t.Fatal(err)
+			}
+			calls := r.src.calls.Load()
+			rep, err := r.arc.Run(ctx, archive.Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.src.calls.Load()-calls != int64(len(recordedCodes(t, r))) {
+				t.Fatalf("%d trends2 requests for %d codes", r.src.calls.Load()-calls, len(recordedCodes(t, r)))
+			}
+			if rep.Days[0] != 20261120 || len(rep.Days) != 6 {
+				t.Fatalf("the run covered %v", rep.Days)
+			}
+			sixth, err := r.store.ArchiveDays(ctx, 20261120)
+			if err != nil || len(sixth) != len(r.listed(t, 20261120)) {
+				t.Fatalf("2026-11-20: %d records (%v), %d codes listed", len(sixth), err, len(r.listed(t, 20261120)))
+			}
+			for _, a := range sixth {
+				switch {
+				case tt.fiveDays > 0 && (a.Status != db.ArchiveArchived || a.Freq != 5 || a.Bars != 48 || !strings.Contains(a.Reason, "5-minute bars only")):
+					t.Fatalf("with 5-minute bars: %+v", a)
+				case tt.fiveDays == 0 && (a.Status != db.ArchiveGap || !strings.Contains(a.Reason, "no source has the day any more")):
+					t.Fatalf("without: %+v", a)
+				}
+			}
+			code := sixth[0].Code
+			five, _ := r.store.Bars(ctx, db.BarQuery{Code: code, Freq: market.Min5, FromTS: market.Day(20261120).Start().Unix(), ToTS: market.Day(20261120).At(23, 59, 0).Unix()})
+			one, _ := r.store.Bars(ctx, db.BarQuery{Code: code, Freq: market.Min1, FromTS: market.Day(20261120).Start().Unix(), ToTS: market.Day(20261120).At(23, 59, 0).Unix()})
+			if want := map[bool]int{true: 48, false: 0}[tt.fiveDays > 0]; len(five) != want || len(one) != 0 {
+				t.Fatalf("2026-11-20 of %s: %d 5-minute bars, %d 1-minute", code, len(five), len(one))
+			}
+			for _, d := range r.arc.Due() {
+				recs, _ := r.store.ArchiveDays(ctx, d)
+				for _, a := range recs {
+					if a.Status != db.ArchiveGap && a.Freq != 1 {
+						t.Fatalf("%v in the window: %+v", d, a)
+					}
+				}
+			}
+		})
 	}
 }

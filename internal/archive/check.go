@@ -18,13 +18,13 @@ const notChecked = "not checked: no daily bar of the day is stored"
 // the day bar's (0.5 %): the sources round each minute's amount.
 const sumTolerance = 0.005
 
-// check holds a day's minutes to the day's bar: 240 of them, every price
-// inside the day's low..high, volumes and amounts adding up to the day's.
-// It returns the first problem ("" when none): a day that fails is kept
-// and flagged, never dropped.
-func (s *Service) check(ctx context.Context, code market.Code, d market.Day, min1 []market.Bar) (string, error) {
-	if n := len(min1); n != 240 {
-		return fmt.Sprintf("%d one-minute bars, a full day has 240", n), nil
+// check holds a day's bars (want of them: 240 one-minute, 48 five-minute)
+// to the day's bar: every price inside the day's low..high, volumes and
+// amounts adding up to the day's. It returns the first problem ("" when
+// none): a day that fails is kept and flagged, never dropped.
+func (s *Service) check(ctx context.Context, code market.Code, d market.Day, min1 []market.Bar, want int) (string, error) {
+	if n := len(min1); n != want {
+		return fmt.Sprintf("%d bars, a full day has %d", n, want), nil
 	}
 	day, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: market.Daily, FromTS: d.Start().Unix(), ToTS: d.At(23, 59, 59).Unix()})
 	if err != nil {

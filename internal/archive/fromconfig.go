@@ -17,9 +17,10 @@ import (
 // push2his's trends2 at archive.rate otherwise.
 func FromConfig(cfg config.Config, store *db.Store, src *sources.Set, sec Universe, cal *market.Calendar, clock market.Clock, log *slog.Logger) *Service {
 	at, _ := market.ParseTimeOfDay(cfg.Archive.At) // validated with the configuration
-	c := Config{At: at, Window: cfg.Archive.Window, Rate: cfg.Archive.Rate, SourceName: upstream.SourcePush2His}
+	c := Config{At: at, Window: cfg.Archive.Window, Rate: cfg.Archive.Rate, SourceName: upstream.SourcePush2His,
+		FiveMinuteDays: cfg.Archive.FiveMinuteDays, Five: src.Push2His}
 	if src.IsDemo() {
-		c.Rate, c.SourceName = 0, board.SourceDemo
+		c.Rate, c.SourceName, c.Five = 0, board.SourceDemo, src.Demo
 	}
 	return New(store, src.Trends(), sec, cal, clock, log, c)
 }

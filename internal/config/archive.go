@@ -18,6 +18,10 @@ type Archive struct {
 	// Window is how many trading days back the source still has 1-minute
 	// bars (trends2: 5); the job catches up every one not archived.
 	Window int `toml:"window"`
+	// FiveMinuteDays is how far before that window the 5-minute K-lines
+	// still reach (klt=5: about two months), in trading days: a day missed
+	// there is kept as 5-minute bars; older ones are recorded as gaps.
+	FiveMinuteDays int `toml:"five_minute_days"`
 }
 
 func (c Config) validateArchive(bad func(key, format string, args ...any)) {
@@ -27,6 +31,9 @@ func (c Config) validateArchive(bad func(key, format string, args ...any)) {
 	}
 	if !(a.Rate > 0 && a.Rate <= 10) {
 		bad("archive.rate", "want more than 0 and at most 10 requests a second, got %v", a.Rate)
+	}
+	if a.FiveMinuteDays < 0 || a.FiveMinuteDays > 60 {
+		bad("archive.five_minute_days", "want 0..60 trading days (klt=5 reaches about two months back), got %d", a.FiveMinuteDays)
 	}
 	if a.Window < 1 || a.Window > 5 {
 		bad("archive.window", "want 1..5 (trends2 gives at most the last 5 trading days), got %d", a.Window)

@@ -93,7 +93,7 @@ func Default() Config {
 			SZSE:             upstreamAt("https://www.szse.cn", 20*time.Second, 3, 1),
 			SSE:              upstreamAt("https://query.sse.com.cn", 20*time.Second, 3, 1),
 		},
-		Archive: Archive{Enabled: true, At: "15:35", Rate: 3, Window: 5},
+		Archive: Archive{Enabled: true, At: "15:35", Rate: 3, Window: 5, FiveMinuteDays: 35},
 		Kline: Kline{
 			Watch:      []string{},
 			MaxWatched: 200,
