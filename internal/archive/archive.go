@@ -129,8 +129,8 @@ type Request struct {
 // Report says what a run did.
 type Report struct {
 	Days                    []market.Day // the days some code owed, oldest first
-	Codes                   int // codes fetched
-	Archived, Flagged, Gaps int // code-days recorded
+	Codes                   int          // codes fetched
+	Archived, Flagged, Gaps int          // code-days recorded
 	Bars                    int
 	Requests                int
 }
