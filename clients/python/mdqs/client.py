@@ -815,6 +815,14 @@ class Client:
         data = self.get("/v1/api/securities", date=date, type=type, board=board, st=flag)
         return self._rows(data, "items", as_frame)
 
+    def archive_status(self, as_frame: bool = False) -> Any:
+        """What the minute archive holds (``docs/archive.md``): per day the
+        codes ``archived``, ``flagged`` and missing (``gaps``), the bars and
+        the ``derived_opens``; the days ``due`` and ``pending``; ``bars``,
+        ``store_bytes`` and ``bytes_per_bar``. ``data`` (a frame of
+        ``days`` with ``as_frame``, the rest in ``attrs``)."""
+        return self._rows(self.get("/v1/api/archive/status"), "days", as_frame)
+
     def bars_daily(self, date: str, codes: Optional[Sequence[str]] = None, type: Optional[str] = None,
                    as_frame: bool = False, page_size: int = 10000) -> Any:
         """Every security listed on ``date`` with its daily bar of that day,

@@ -827,6 +827,17 @@ class TestFrames(ServerTest):
         self.assertEqual(list(one["code"]), [self.code])
         self.assertEqual(str(one["volume"].dtype), "Int64")
 
+    def test_archive_status(self):
+        # The demo server's archive job has not run yet: every day of the
+        # window is due and pending, and the answer says so.
+        st = self.client.archive_status()
+        self.assertEqual(st["source"], "demo")
+        self.assertEqual(len(st["due"]), 5)
+        self.assertLessEqual(set(st["pending"]), set(st["due"]))
+        df = self.client.archive_status(as_frame=True)
+        self.assertEqual(list(df.attrs["due"]), st["due"])
+        self.assertEqual(len(df), len(st["days"]))
+
     def test_securities_frames(self):
         df = self.client.securities(as_frame=True)
         self.assertGreater(len(df), 0)
