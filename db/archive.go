@@ -159,3 +159,21 @@ func (s *Store) ArchiveFirstDay(ctx context.Context) (market.Day, bool, error) {
 	err := s.r.QueryRowContext(ctx, `SELECT min(day) FROM archive_days`).Scan(&day)
 	return market.Day(day.Int64), day.Valid, classify(err, "read the archive")
 }
+
+// SetArchiveChecks rewrites the status, reason and time of records a
+// verification checked again, in one transaction.
+func (s *Store) SetArchiveChecks(ctx context.Context, days []ArchiveDay) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE archive_days SET status = ?, reason = ?, checked_at = ? WHERE day = ? AND code = ?`)
+		if err != nil {
+			return classify(err, "store archive checks")
+		}
+		defer st.Close()
+		for _, d := range days {
+			if _, err := st.ExecContext(ctx, d.Status, d.Reason, d.At.UnixMilli(), int(d.Day), d.Code.String()); err != nil {
+				return classify(err, "store archive checks")
+			}
+		}
+		return nil
+	})
+}

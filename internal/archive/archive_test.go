@@ -413,3 +413,61 @@ func TestArchiveCatchUpAfterSixMissedDays(t *testing.T) {
 		})
 	}
 }
+
+// Verify checks the kept days again with what the store holds now: days
+// archived before their daily bar was stored are checked against it once
+// it is (one passes, one whose day bar disagrees is flagged), the others
+// stay unchecked, and a second verification changes nothing.
+func TestArchiveVerifyChecksAgain(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, 0)
+	if _, err := r.arc.Run(ctx, archive.Request{Day: 20261127}); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := r.store.ArchiveDays(ctx, 20261127)
+	var kept []db.ArchiveDay
+	for _, a := range recs {
+		if a.Status != db.ArchiveGap {
+			if !strings.Contains(a.Reason, "not checked") {
+				t.Fatalf("archived without a day bar: %+v", a)
+			}
+			kept = append(kept, a)
+		}
+	}
+	good, bad := kept[0].Code, kept[1].Code
+	for _, c := range []market.Code{good, bad} {
+		daily, err := r.dm.Klines(ctx, c, market.Daily, 20261127, 20261127)
+		if err != nil || len(daily) != 1 {
+			t.Fatal(err)
+		}
+		if c == bad {
+			daily[0].Amount *= 1.02
+		}
+		if _, err := r.store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Daily, Source: "demo", Bars: daily}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := r.arc.Verify(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Checked != len(kept) || rep.Changed != 2 || rep.Flagged != 1 || rep.Unchecked != len(kept)-2 || rep.Missing != 0 {
+		t.Fatalf("verify: %+v (%d kept)", rep, len(kept))
+	}
+	recs, _ = r.store.ArchiveDays(ctx, 20261127)
+	for _, a := range recs {
+		switch a.Code {
+		case good:
+			if a.Status != db.ArchiveArchived || a.Reason != "" {
+				t.Fatalf("good: %+v", a)
+			}
+		case bad:
+			if a.Status != db.ArchiveFlagged || !strings.Contains(a.Reason, "amount") {
+				t.Fatalf("bad: %+v", a)
+			}
+		}
+	}
+	if again, err := r.arc.Verify(ctx, nil); err != nil || again.Changed != 0 {
+		t.Fatalf("a second verification: %+v, %v", again, err)
+	}
+}

@@ -85,11 +85,7 @@ func (s *Service) fetchFive(ctx context.Context, code market.Code, days []market
 		} else {
 			rep.Archived++
 		}
-		if rec.Reason == "" {
-			rec.Reason = "5-minute bars only: the day was past the source's 1-minute window"
-		} else {
-			rec.Reason = "5-minute bars only; " + rec.Reason
-		}
+		rec.Reason = fiveReason(rec.Reason)
 		c := cov[market.Min5]
 		c.span, c.ok = kline.MergeCoverage(s.cal, c.span, c.ok, db.Span{First: d, Last: d}), true
 		cov[market.Min5] = c
@@ -97,4 +93,13 @@ func (s *Service) fetchFive(ctx context.Context, code market.Code, days []market
 		out = append(out, db.ArchiveEntry{Day: rec, Batches: []db.BarBatch{{Code: code, Freq: market.Min5, Source: s.cfg.SourceName, Bars: five, Cover: &span}}})
 	}
 	return out, nil
+}
+
+// fiveReason is the reason of a day kept as 5-minute bars, with the
+// check's problem ("" when none).
+func fiveReason(problem string) string {
+	if problem == "" {
+		return "5-minute bars only: the day was past the source's 1-minute window"
+	}
+	return "5-minute bars only; " + problem
 }

@@ -24,6 +24,8 @@ commands:
           bytes a bar on disk
   run     archive the due days now (the server's job does it after each
           close): -day YYYY-MM-DD for one day, -codes for some codes
+  verify  check every kept day again with what the store holds now (a day
+          archived before its daily bar was stored is checked against it)
 
 Run "mdqs archive COMMAND -h" for a command's flags.`
 
@@ -69,6 +71,18 @@ func Archive(ctx context.Context, env Env, args []string) error {
 		}
 		defer store.Close()
 		return runArchive(ctx, env, svc, req)
+	case "verify":
+		fs := newFlags("archive verify", "archive verify [-db FILE] [-config FILE]", env)
+		sf := addStoreFlags(fs, false)
+		if err := ParseFlags(env, fs, rest); err != nil {
+			return err
+		}
+		svc, store, err := openArchive(ctx, env, sf)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		return verifyArchive(ctx, env, svc)
 	}
 	fmt.Fprintln(env.Stderr, archiveUsage)
 	return Usage("mdqs archive: unknown command %q", sub)
@@ -182,4 +196,27 @@ func daysText(days []market.Day) string {
 		s[i] = d.String()
 	}
 	return strings.Join(s, ", ")
+}
+
+func verifyArchive(ctx context.Context, env Env, svc *archive.Service) error {
+	var m *meter
+	start := time.Now()
+	rep, err := svc.Verify(ctx, func(done, total int) {
+		if m == nil {
+			m = newMeter(env.Stdout, total, "days", "checked", start)
+		}
+		m.update(done, 0)
+	})
+	if m != nil {
+		m.finish()
+	}
+	fmt.Fprintf(env.Stdout, "verified %d code-days of %d days: %d pass, %d flagged (%d of them with their bars gone), %d without a daily bar to check against; %d records changed, %.1f s\n",
+		rep.Checked, rep.Days, rep.Archived, rep.Flagged, rep.Missing, rep.Unchecked, rep.Changed, time.Since(start).Seconds())
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	if rep.Flagged > 0 {
+		return &ExitError{Code: 3, Err: fmt.Errorf("%d code-days are flagged: mdqs archive status shows the days, GET /v1/api/archive/status the counts", rep.Flagged)}
+	}
+	return nil
 }

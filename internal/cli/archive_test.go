@@ -66,6 +66,11 @@ func TestArchiveCommand(t *testing.T) {
 	if err := Archive(ctx, env, []string{"run", "-config", configPath}); err != nil || !strings.Contains(out.String(), "done: 0 codes asked in 0 requests") {
 		t.Fatalf("a second run: %v\n%s", err, out)
 	}
+	out.Reset()
+	if err := Archive(ctx, env, []string{"verify", "-config", configPath}); err != nil ||
+		!regexp.MustCompile(`verified \d+ code-days of 5 days: \d+ pass, 0 flagged`).MatchString(out.String()) {
+		t.Fatalf("archive verify: %v\n%s", err, out)
+	}
 	err := Archive(ctx, env, []string{"run", "-config", configPath, "-day", "2001-01-05"})
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 2 || !strings.Contains(err.Error(), "no longer has") {
