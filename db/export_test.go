@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"mdqs/internal/checkout"
+	"mdqs/internal/market"
 )
 
 // ReaderExec lets tests prove the reader pool refuses writes.
@@ -117,4 +118,10 @@ func (s *Store) TablesSize(ctx context.Context, names ...string) (int64, error) 
 		total += size.Int64
 	}
 	return total, nil
+}
+
+// MinuteBarsAtBy is MinuteBarsAt read one way whatever the count: one scan
+// of the day's records, or a primary-key lookup a code.
+func (s *Store) MinuteBarsAtBy(ctx context.Context, day market.Day, ts int64, codes []market.Code, scan bool) ([]MinuteAt, error) {
+	return s.minuteBarsAt(ctx, day, ts, codes, scan)
 }
