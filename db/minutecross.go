@@ -93,17 +93,25 @@ func (s *Store) scanMinuteDays(ctx context.Context, day market.Day, codes []mark
 		return classify(err, "read minute days")
 	}
 	defer rows.Close()
-	var code string
+	// The driver's bytes are valid until the next row: the records the
+	// decoders keep are copied into chunks of a megabyte, not one
+	// allocation (and a second copy, database/sql's) each.
+	var code, data sql.RawBytes
+	var chunk []byte
 	for rows.Next() {
-		var data []byte // a copy the decoders keep: database/sql copies into a *[]byte
 		if err := rows.Scan(&code, &data); err != nil {
 			return classify(err, "read minute days")
 		}
-		i, ok := at[code]
+		i, ok := at[string(code)]
 		if !ok {
 			continue
 		}
-		if !add(i, codes[i], data) {
+		if cap(chunk)-len(chunk) < len(data) {
+			chunk = make([]byte, 0, max(1<<20, len(data)))
+		}
+		rec := append(chunk[len(chunk):len(chunk):len(chunk)], data...)
+		chunk = chunk[:len(chunk)+len(data)]
+		if !add(i, codes[i], rec) {
 			break
 		}
 	}
