@@ -18,11 +18,11 @@ type MinuteAt struct {
 
 // lookupsUpTo is the most codes read by one primary-key lookup each; more
 // read the whole day in one scan of minute_days_day. Measured on SQLite
-// with a whole market's day stored (BenchmarkMinuteBarsAt): the scan
-// costs the same 25-35 ms for 50 codes as for 500 and breaks even with
-// the lookups between 1,000 and 2,000 codes; for all 5,300 it takes about
-// two thirds of their time.
-const lookupsUpTo = 1500
+// with a whole market's day stored (BenchmarkMinuteBarsAt): 50 codes take
+// 15 ms by the scan, 2 by lookups; the two break even between 2,000 and
+// 3,000 codes on a quiet machine (1,000 to 2,000 on a busy one), and for
+// all 5,300 the scan takes 92 ms against 110.
+const lookupsUpTo = 2000
 
 // MinuteBarsAt is each of codes' stored 1-minute bar whose TS is ts, on
 // day: out[i] is codes[i]'s (zero TS when its day is not stored or has no
