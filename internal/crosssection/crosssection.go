@@ -1,7 +1,7 @@
 // Package crosssection answers the market as a cross-section: every
-// security listed on a day with its bar of that day (issue 29), the way
-// Tushare's daily(trade_date=) is read, instead of one K-line request per
-// code. The universe is the security master's of that day, so a code
+// security listed on a day with its bar of that day, or its 1-minute bar
+// at one minute of it (issue 29), the way Tushare's daily(trade_date=) is
+// read, instead of one K-line request per code. The universe is the security master's of that day, so a code
 // delisted since is there and one listed later is not.
 package crosssection
 
