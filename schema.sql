@@ -596,3 +596,10 @@ CREATE TABLE minute_days (
 -- primary-key lookup per code. An entry is a few bytes for a record of
 -- 240 bars, so it weighs about 0.1 byte a bar.
 CREATE INDEX minute_days_day ON minute_days(day, freq);
+
+-- version 20
+-- The intraday rows of bars (1m, 5m) move into minute_days (issue 29):
+-- each code's days packed into records by the Go step below, the rows
+-- deleted, in this version's one transaction. From here on IngestBars and
+-- Bars keep intraday bars in minute_days; bars holds the daily ones.
+-- go: pack_minute_rows

@@ -78,9 +78,42 @@ func (s *Store) IngestBars(ctx context.Context, batches []BarBatch) (IngestCount
 	return total, err
 }
 
-// ingestBatches upserts batches inside tx, the prepared statements shared
-// by every batch of the transaction (on PostgreSQL, with COPY: copyBatches).
+// ingestBatches upserts batches inside tx: intraday ones into their days'
+// packed records (minuteWriter), the others as rows of bars.
 func ingestBatches(ctx context.Context, t *txn, batches []BarBatch) (IngestCounts, error) {
+	var total IngestCounts
+	var rows []BarBatch
+	mw := minuteWriter{tx: t.Tx}
+	defer mw.close()
+	for _, b := range batches {
+		if !isMinute(b.Freq) {
+			rows = append(rows, b)
+			continue
+		}
+		c, err := mw.ingest(ctx, b)
+		if err != nil {
+			return total, err
+		}
+		if err := setCoverage(ctx, t.Tx, b); err != nil {
+			return total, err
+		}
+		total.add(c)
+	}
+	if err := mw.flush(ctx); err != nil {
+		return total, err
+	}
+	if len(rows) == 0 {
+		return total, nil
+	}
+	c, err := ingestRows(ctx, t, rows)
+	total.add(c)
+	return total, err
+}
+
+// ingestRows upserts batches as rows of bars, the prepared statements
+// shared by every batch of the transaction (on PostgreSQL, with COPY:
+// copyBatches).
+func ingestRows(ctx context.Context, t *txn, batches []BarBatch) (IngestCounts, error) {
 	if t.dialect == postgresDialect {
 		return copyBatches(ctx, t, batches)
 	}
@@ -277,6 +310,14 @@ func barsSQL(q BarQuery) (string, []any) {
 
 // Bars reads a series in time order (oldest first unless Newest).
 func (s *Store) Bars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
+	if isMinute(q.Freq) {
+		return s.minuteBars(ctx, q)
+	}
+	return s.rowBars(ctx, q)
+}
+
+// rowBars reads a series from rows of bars.
+func (s *Store) rowBars(ctx context.Context, q BarQuery) ([]market.Bar, error) {
 	sqlText, args := barsSQL(q)
 	st, err := s.readStmt(ctx, sqlText)
 	if err != nil {
@@ -361,6 +402,9 @@ func (s *Store) Coverage(ctx context.Context, code market.Code, freq market.Freq
 
 // BarCount counts a series' stored bars (tests and import reports).
 func (s *Store) BarCount(ctx context.Context, code market.Code, freq market.Freq) (int, error) {
+	if isMinute(freq) {
+		return s.minuteBarCount(ctx, code, freq)
+	}
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM bars WHERE code = ? AND freq = ?`, code.String(), FreqMinutes(freq)).Scan(&n)
 	return n, classify(err, "count bars")

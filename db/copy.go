@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"mdqs/internal/market"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -53,7 +54,7 @@ func copyBatches(ctx context.Context, t *txn, batches []BarBatch) (IngestCounts,
 		total.Written += int(n)
 	}
 	if len(stage) > 0 {
-		n, err := t.upsertStaged(ctx, stage)
+		n, err := t.upsertStaged(ctx, lastOffers(stage))
 		if err != nil {
 			return total, err
 		}
@@ -78,6 +79,35 @@ func increasing(bars []market.Bar) bool {
 	return true
 }
 
+// lastOffers is batches without the earlier offers of a time offered
+// again later in them: the staged upsert's DISTINCT ON keeps one row of a
+// key, but which one of equal keys is not defined, and a row-by-row upsert
+// (SQLite's) leaves the last.
+func lastOffers(batches []BarBatch) []BarBatch {
+	type key struct {
+		code string
+		freq int
+		ts   int64
+	}
+	seen := map[key]bool{}
+	out := make([]BarBatch, len(batches))
+	for i := len(batches) - 1; i >= 0; i-- {
+		b := batches[i]
+		kept := make([]market.Bar, 0, len(b.Bars))
+		for j := len(b.Bars) - 1; j >= 0; j-- {
+			k := key{b.Code.String(), FreqMinutes(b.Freq), b.Bars[j].TS}
+			if !seen[k] {
+				seen[k] = true
+				kept = append(kept, b.Bars[j])
+			}
+		}
+		slices.Reverse(kept)
+		b.Bars = kept
+		out[i] = b
+	}
+	return out
+}
+
 // upsertStaged copies batches into a staging table of the transaction and
 // upserts them into bars in one statement; it returns the rows written.
 func (t *txn) upsertStaged(ctx context.Context, batches []BarBatch) (int64, error) {
@@ -87,7 +117,7 @@ func (t *txn) upsertStaged(ctx context.Context, batches []BarBatch) (int64, erro
 	if _, err := t.copyInto(ctx, "bars_stage", batches); err != nil {
 		return 0, classify(err, "stage bars")
 	}
-	// DISTINCT ON: the last offer of a key wins, as in a row-by-row upsert.
+	// DISTINCT ON: one row a key (lastOffers left the last offer alone).
 	res, err := t.ExecContext(ctx, `INSERT INTO bars SELECT DISTINCT ON (code, freq, ts) * FROM bars_stage
 		ORDER BY code, freq, ts`+barUpsert)
 	if err != nil {

@@ -106,18 +106,55 @@ func (s *Store) ExplainBars(ctx context.Context, q BarQuery) ([]string, error) {
 	return plan, rows.Err()
 }
 
-// TablesSize is the bytes SQLite's pages of the named tables and indexes
-// take (dbstat), for the size benchmarks.
-func (s *Store) TablesSize(ctx context.Context, names ...string) (int64, error) {
-	var total int64
-	for _, n := range names {
-		var size sql.NullInt64
-		if err := s.r.QueryRowContext(ctx, `SELECT sum(pgsize) FROM dbstat WHERE name = ?`, n).Scan(&size); err != nil {
-			return 0, err
-		}
-		total += size.Int64
+// TableBytes is the bytes a table takes with its indexes: SQLite's pages
+// of them (dbstat), PostgreSQL's pg_total_relation_size (TOAST included),
+// for the size benchmarks.
+func (s *Store) TableBytes(ctx context.Context, table string) (int64, error) {
+	var size sql.NullInt64
+	q := `SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)`
+	if s.dialect == postgresDialect {
+		q = `SELECT pg_total_relation_size(CAST(? AS regclass))`
 	}
-	return total, nil
+	err := s.r.QueryRowContext(ctx, q, table).Scan(&size)
+	return size.Int64, err
+}
+
+// TableSpace is how SQLite's pages of a table and its indexes are spent
+// (dbstat): the bytes of the rows, of their cells' headers and pointers,
+// and unused.
+func (s *Store) TableSpace(ctx context.Context, table string) (payload, overhead, unused int64, err error) {
+	err = s.r.QueryRowContext(ctx, `SELECT sum(payload), sum(pgsize - payload - unused), sum(unused) FROM dbstat
+		WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)`, table).Scan(&payload, &overhead, &unused)
+	return payload, overhead, unused, err
+}
+
+// IngestBarRows stores batches as rows of bars whatever their frequency:
+// intraday bars as the store kept them before schema version 20 (its
+// migration's tests, and the baseline the packed store is measured
+// against).
+func (s *Store) IngestBarRows(ctx context.Context, batches []BarBatch) (IngestCounts, error) {
+	var c IngestCounts
+	err := s.writeTxn(ctx, func(t *txn) (err error) {
+		c, err = ingestRows(ctx, t, batches)
+		return err
+	})
+	return c, err
+}
+
+// BarRows reads a series from rows of bars whatever its frequency.
+func (s *Store) BarRows(ctx context.Context, q BarQuery) ([]market.Bar, error) {
+	return s.rowBars(ctx, q)
+}
+
+// SetSchemaVersion sets the version the store says its schema is at, so
+// that the next Open migrates from there.
+func (s *Store) SetSchemaVersion(ctx context.Context, v int) error {
+	if s.dialect == postgresDialect {
+		_, err := s.w.ExecContext(ctx, `DELETE FROM mdqs_schema WHERE version > ?`, v)
+		return err
+	}
+	_, err := s.w.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
+	return err
 }
 
 // MinuteBarsAtBy is MinuteBarsAt read one way whatever the count: one scan

@@ -12,6 +12,7 @@ import (
 type migration struct {
 	version int
 	sql     string
+	step    string // a Go step run after sql in the same transaction ("-- go: NAME"), or ""
 }
 
 // parseSchema splits schema.sql into its "-- version N" sections. Versions
@@ -35,6 +36,12 @@ func parseSchema(schema string) ([]migration, error) {
 			out = append(out, migration{version: v})
 			cur = &out[len(out)-1]
 			continue
+		}
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "-- go: "); ok && cur != nil {
+			if !knownStep(name) {
+				return nil, fmt.Errorf("schema: version %d names Go step %q, which this binary does not have", cur.version, name)
+			}
+			cur.step = name
 		}
 		if cur != nil {
 			cur.sql += line + "\n"
@@ -88,9 +95,27 @@ func migrateOne(ctx context.Context, w *sql.DB, m migration) (int, error) {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return 0, err
 	}
+	if err := runStep(ctx, tx, m.step); err != nil {
+		return 0, err
+	}
 	// PRAGMA takes no bound parameters; the value is our own integer.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 		return 0, err
 	}
 	return m.version, tx.Commit()
+}
+
+// Go steps are the migrations SQL cannot write, named in the schema's
+// section by a line "-- go: NAME" so the file still says what each version
+// does; they run inside the section's transaction, after its SQL.
+func knownStep(name string) bool { return name == "pack_minute_rows" }
+
+func runStep(ctx context.Context, tx *sql.Tx, name string) error {
+	switch name {
+	case "":
+		return nil
+	case "pack_minute_rows":
+		return packMinuteRows(ctx, tx)
+	}
+	return fmt.Errorf("no Go step %q", name)
 }

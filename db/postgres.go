@@ -132,6 +132,10 @@ func migratePostgres(ctx context.Context, pool *sql.DB, migrations []migration, 
 			tx.Rollback()
 			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
 		}
+		if err := runStep(ctx, tx, m.step); err != nil {
+			tx.Rollback()
+			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mdqs_schema(version) VALUES ($1)`, m.version); err != nil {
 			tx.Rollback()
 			return current, fmt.Errorf("db: migrate to %d: %w", m.version, err)

@@ -494,3 +494,7 @@ CREATE TABLE minute_days (
 -- version 19
 -- A day's records of every code (issue 29); see schema.sql.
 CREATE INDEX minute_days_day ON minute_days(day, freq);
+
+-- version 20
+-- The intraday rows of bars move into minute_days (issue 29); see schema.sql.
+-- go: pack_minute_rows

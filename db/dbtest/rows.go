@@ -1,0 +1,82 @@
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"testing"
+
+	"mdqs/internal/minutepack"
+)
+
+// AsMinuteRows turns the closed SQLite store at path back into what schema
+// version 19 kept: every packed minute day as rows of bars (prices in
+// ten-thousandths of a yuan, an unknown measure NULL), no minute_days, the
+// schema at 19. Opening it again runs version 20's migration, which a
+// test can then hold to the answers the store gave before. It writes what
+// the store's row writer wrote, here by hand, since that writer no longer
+// writes minutes.
+func AsMinuteRows(t testing.TB, path string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer w.Close()
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT code, freq, data, source FROM minute_days`)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	type day struct {
+		code, source string
+		freq         int
+		data         []byte
+	}
+	var days []day
+	for rows.Next() {
+		var d day
+		if err := rows.Scan(&d.code, &d.freq, &d.data, &d.source); err != nil {
+			t.Fatalf("dbtest: %v", err)
+		}
+		days = append(days, d)
+	}
+	rows.Close()
+	price := func(v float64) int64 { return int64(math.Round(v * 10_000)) }
+	optional := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	for _, d := range days {
+		bars, err := minutepack.Decode(d.data)
+		if err != nil {
+			t.Fatalf("dbtest: a stored minute day of %s: %v", d.code, err)
+		}
+		for _, b := range bars {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO bars(code, freq, ts, trade_date, open, high, low, close, volume, amount,
+				turnover_rate, large_order_net, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				d.code, d.freq, b.TS, int64(b.Day), price(b.Open), price(b.High), price(b.Low), price(b.Close), b.Volume, b.Amount,
+				optional(b.TurnoverRate), optional(b.LargeOrderNet), d.source); err != nil {
+				t.Fatalf("dbtest: %v", err)
+			}
+		}
+	}
+	for _, q := range []string{`DELETE FROM minute_days`, `PRAGMA user_version = 19`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			t.Fatalf("dbtest: %v", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	if len(days) == 0 {
+		t.Fatal("dbtest: no minute day to turn into rows")
+	}
+}
