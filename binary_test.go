@@ -247,8 +247,9 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 	}
 	day := listening.Format("2006-01-02")
 	values := map[string]string{"code": "600519.SH", "codes": "600519.SH,000001.SH", "freq": "D", "mode": "qfq", "start": day[:8] + "01", "end": day, "id": screen.Data.ID,
-		"date":                 market.DefaultCalendar().Prev(market.DayOf(listening)).String(), // recorded by the demo's back-fill (bars/daily)
-		"/v1/api/news/view id": firstNewsID(t, raw), "/v1/api/block/members block": "沪深300",
+		"date":                     market.DefaultCalendar().Prev(market.DayOf(listening)).String(), // recorded by the demo's back-fill (bars/daily, bars/minute)
+		"/v1/api/bars/minute time": "10:30",                                                         // a minute of that day, ended
+		"/v1/api/news/view id":     firstNewsID(t, raw), "/v1/api/block/members block": "沪深300",
 		"/v1/api/hot_rank/detail stock_code": "600519.SH"}
 	endpoints := openAPIGets(t, raw, values)
 

@@ -728,7 +728,8 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 	}
 	values := map[string]string{
 		"code": code, "codes": code + ",000001.SH", "freq": "D", "mode": "qfq", "start": current.AddDays(-20).String(), "end": current.String(), "id": screen.Data.ID,
-		"date":                        cal.Prev(current).String(), // a day the security master has recorded (bars/daily)
+		"date":                        cal.Prev(current).String(), // a day the security master has recorded (bars/daily, bars/minute)
+		"/v1/api/bars/minute time":    "10:30",                    // a minute of that day, ended
 		"/v1/api/news/view id":        "1",                        // the news job's first item, or a 404 (not a 5xx)
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": code,
 	}

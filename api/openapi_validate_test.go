@@ -275,6 +275,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordSecurityDays(t, h.store)
+	storeMinuteDays(t, h.harness, 20261120, "600519.SH", "000001.SZ")
 	pending := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 1","idempotency_key":"k1"}`), admin)
 	pendingID, _ := dataOf(pending)["id"].(string)
 	want(200, http.MethodPost, "/v1/api/screener/queue/cancel", []byte(`{"id":"`+pendingID+`"}`), admin)
@@ -369,6 +370,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/bars/daily?date=2026-11-20&codes=600519.SH,600001.SH&type=stock&page=1&page_size=2", ""},
 		{404, "GET", "/v1/api/bars/daily?date=2026-11-02", ""},
 		{400, "GET", "/v1/api/bars/daily", ""},
+		{200, "GET", "/v1/api/bars/minute?date=2026-11-20&time=10:30", ""},
+		{200, "GET", "/v1/api/bars/minute?date=2026-11-20&time=09:31&codes=600519.SH,600001.SH&type=stock&page=1&page_size=2", ""},
+		{404, "GET", "/v1/api/bars/minute?date=2026-11-02&time=10:30", ""},
+		{400, "GET", "/v1/api/bars/minute?date=2026-11-20&time=09:30", ""},
+		{400, "GET", "/v1/api/bars/minute?date=2026-11-20", ""},
 		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
 		{200, "GET", "/v1/api/archive/status", ""},
 
@@ -501,6 +507,23 @@ func recordSecurityDays(t *testing.T, store *db.Store) {
 	}
 	// SSE's list of delisted companies names 600001 after its last day.
 	if err := store.ReplaceDelistings(context.Background(), "sse", []db.Delisting{{Code: c("600001.SH"), Name: "*ST甲钢", Listed: 19980122, Delisted: 20261123}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storeMinuteDays stores the demo's 1-minute bars of codes on day in the
+// packed minute store, what bars/minute reads.
+func storeMinuteDays(t *testing.T, h *harness, day market.Day, codes ...string) {
+	t.Helper()
+	var days []db.MinuteDay
+	for _, c := range codes {
+		bars, err := h.demo.Klines(context.Background(), market.MustCode(c), market.Min1, day, day)
+		if err != nil || len(bars) == 0 {
+			t.Fatalf("%s's minutes of %v: %d, %v", c, day, len(bars), err)
+		}
+		days = append(days, db.MinuteDay{Code: market.MustCode(c), Freq: market.Min1, Day: day, Bars: bars, Source: "demo"})
+	}
+	if err := h.store.PutMinuteDays(context.Background(), days); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -191,6 +191,24 @@ func (q *query) day(name, message string) (market.Day, bool) {
 	return d, true
 }
 
+// clock reads a time of day HH:MM; absent gives ok = false. what says
+// which times are meant, for the message of a malformed one.
+func (q *query) clock(name, what string) (market.TimeOfDay, bool) {
+	s := q.str(name)
+	if s == "" {
+		if q.has(name) {
+			q.fail("", "%s must be HH:MM, %s", name, what)
+		}
+		return 0, false
+	}
+	t, err := market.ParseTimeOfDay(s)
+	if err != nil {
+		q.fail("", "%s must be HH:MM, %s; got %q", name, what, s)
+		return 0, false
+	}
+	return t, true
+}
+
 // intIn reads an integer in [lo, hi]; absent gives def.
 func (q *query) intIn(name string, def, lo, hi int) int {
 	s := q.str(name)

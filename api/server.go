@@ -44,7 +44,7 @@ type Deps struct {
 	Pager        *kline.Pager
 	Actions      *corpaction.Service   // corporate actions and adjusted prices; nil: not served
 	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
-	CrossSection *crosssection.Service // the market's bars of a day; nil: not served
+	CrossSection *crosssection.Service // the market's bars of a day or a minute; nil: not served
 	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
 	Bridge       *bridge.Service
@@ -236,6 +236,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.handleSecurities)
 	s.protected(http.MethodGet, "/v1/api/archive/status", auth.ScopeMarket, s.handleArchiveStatus)
 	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
+	s.protected(http.MethodGet, "/v1/api/bars/minute", auth.ScopeKline, s.handleBarsMinute)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)

@@ -162,3 +162,9 @@ func (s *Store) SetSchemaVersion(ctx context.Context, v int, drop []string) erro
 	_, err := s.w.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
 }
+
+// MinuteBarsAtBy is MinuteBarsAt read one way whatever the count: one scan
+// of the day's records, or a primary-key lookup a code.
+func (s *Store) MinuteBarsAtBy(ctx context.Context, day market.Day, ts int64, codes []market.Code, scan bool) ([]MinuteAt, error) {
+	return s.minuteBarsAt(ctx, day, ts, codes, scan)
+}

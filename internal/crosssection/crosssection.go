@@ -1,7 +1,7 @@
 // Package crosssection answers the market as a cross-section: every
-// security listed on a day with its bar of that day (issue 29), the way
-// Tushare's daily(trade_date=) is read, instead of one K-line request per
-// code. The universe is the security master's of that day, so a code
+// security listed on a day with its bar of that day, or its 1-minute bar
+// at one minute of it (issue 29), the way Tushare's daily(trade_date=) is
+// read, instead of one K-line request per code. The universe is the security master's of that day, so a code
 // delisted since is there and one listed later is not.
 package crosssection
 
@@ -54,31 +54,9 @@ type Page struct{ Offset, Limit int }
 // before the security master's record is not known (its error); today's
 // bar is complete only after the close.
 func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter, codes []market.Code, pg Page) ([]Daily, int, db.RecordedDays, error) {
-	today := market.DayOf(s.clock.Now())
-	if day > today {
-		return nil, 0, db.RecordedDays{}, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
-	}
-	secs, rec, err := s.sec.Universe(ctx, day, f)
+	secs, total, rec, err := s.listed(ctx, day, f, codes, pg)
 	if err != nil {
 		return nil, 0, rec, err
-	}
-	if len(codes) > 0 {
-		want := make(map[market.Code]bool, len(codes))
-		for _, c := range codes {
-			want[c] = true
-		}
-		kept := secs[:0]
-		for _, sec := range secs {
-			if want[sec.Code] {
-				kept = append(kept, sec)
-			}
-		}
-		secs = kept
-	}
-	total := len(secs)
-	secs = secs[min(pg.Offset, total):]
-	if pg.Limit > 0 {
-		secs = secs[:min(pg.Limit, len(secs))]
 	}
 	// One forward range read a code on the primary key, from the session
 	// before to the day's end: the day's bar and the one before it. Only a
@@ -112,4 +90,37 @@ func (s *Service) Daily(ctx context.Context, day market.Day, f secmaster.Filter,
 		}
 	}
 	return out, total, rec, nil
+}
+
+// listed is the page asked of the securities listed on day (those of
+// codes only, when given), in code order, how many there are in all, and
+// the record the universe comes from.
+func (s *Service) listed(ctx context.Context, day market.Day, f secmaster.Filter, codes []market.Code, pg Page) ([]secmaster.Security, int, db.RecordedDays, error) {
+	today := market.DayOf(s.clock.Now())
+	if day > today {
+		return nil, 0, db.RecordedDays{}, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
+	}
+	secs, rec, err := s.sec.Universe(ctx, day, f)
+	if err != nil {
+		return nil, 0, rec, err
+	}
+	if len(codes) > 0 {
+		want := make(map[market.Code]bool, len(codes))
+		for _, c := range codes {
+			want[c] = true
+		}
+		kept := secs[:0]
+		for _, sec := range secs {
+			if want[sec.Code] {
+				kept = append(kept, sec)
+			}
+		}
+		secs = kept
+	}
+	total := len(secs)
+	secs = secs[min(pg.Offset, total):]
+	if pg.Limit > 0 {
+		secs = secs[:min(pg.Limit, len(secs))]
+	}
+	return secs, total, rec, nil
 }

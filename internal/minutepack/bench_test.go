@@ -80,3 +80,31 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// One bar of a stock-day, as a cross-section of one minute reads it,
+// against decoding the whole day for it, in the same run.
+func BenchmarkBarAt(b *testing.B) {
+	for _, src := range benchSources {
+		days := src.days(b)
+		recs := make([][]byte, len(days))
+		for i, d := range days {
+			recs[i] = checkRoundTrip(b, d, Options{Deflate: true})
+		}
+		at := func(i int) int64 { d := days[i%len(days)]; return d[len(d)/2].TS }
+		b.Run(src.name+"/bar_at", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				if _, _, ok, err := BarAt(recs[i%len(recs)], at(i)); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+		b.Run(src.name+"/baseline=decode", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				bars, err := Decode(recs[i%len(recs)])
+				if err != nil || bars[len(bars)/2].TS != at(i) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -8,50 +8,23 @@ import (
 // is ErrVersion; a truncated or inconsistent one ErrCorrupt. It never
 // allocates for more than MaxBars bars, whatever the record claims.
 func Decode(b []byte) ([]market.Bar, error) {
-	h, body, err := readHeader(b)
+	c := scratch.Get().(*columns)
+	defer scratch.Put(c)
+	h, err := c.read(b)
 	if err != nil {
 		return nil, err
 	}
-	if h.Deflated {
-		if body, err = inflate(body, maxBody(h.Bars)); err != nil {
-			return nil, err
-		}
-	}
 	bars := make([]market.Bar, h.Bars)
 	for i := range bars {
-		bars[i].Day = h.Day
-	}
-	r := &reader{b: body}
-	readTimes(r, bars)
-	p := readPrices(r, bars)
-	readVolumes(r, bars)
-	col := make([]float64, len(bars))
-	for _, c := range floatColumns {
-		var pred []float64
-		if c.predicted {
-			pred = amountPrediction(bars, p)
-		}
-		readFloats(r, col, pred)
-		if r.err != nil {
-			break
-		}
-		for i := range bars {
-			*c.field(&bars[i]) = col[i]
-		}
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	if r.off != len(body) {
-		return nil, corrupt("%d bytes after the last column", len(body)-r.off)
+		bars[i] = c.bar(h.Day, i)
 	}
 	return bars, nil
 }
 
-func readVolumes(r *reader, bars []market.Bar) {
+func readVolumes(r *reader, vol []int64) {
 	g := int64(r.uvarint())
-	for i := range bars {
-		bars[i].Volume = r.varint() * g
+	for i := range vol {
+		vol[i] = r.varint() * g
 	}
 }
 

@@ -65,10 +65,14 @@ func TestDecodeRejects(t *testing.T) {
 		if bars, err := Decode(tt.rec); !errors.Is(err, tt.want) {
 			t.Errorf("Decode(%s) = %d bars, %v; want %v", tt.name, len(bars), err, tt.want)
 		}
+		if _, _, ok, err := BarAt(tt.rec, 0); !errors.Is(err, tt.want) {
+			t.Errorf("BarAt(%s) = %v, %v; want %v", tt.name, ok, err, tt.want)
+		}
 	}
 }
 
-// Every prefix of a record is an error, never a panic or a short day.
+// Every prefix of a record is an error, never a panic or a short day, for
+// Decode and BarAt alike.
 func TestDecodeTruncated(t *testing.T) {
 	for _, opts := range allOptions {
 		for _, bars := range [][]market.Bar{session(240), with(240, 3, func(b *market.Bar) { b.Close = 1e-9 })} {
@@ -76,6 +80,9 @@ func TestDecodeTruncated(t *testing.T) {
 			for n := range len(rec) {
 				if got, err := Decode(rec[:n]); !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("Decode(%d of %d bytes, %+v) = %d bars, %v; want ErrCorrupt", n, len(rec), opts, len(got), err)
+				}
+				if _, _, ok, err := BarAt(rec[:n], bars[0].TS); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("BarAt(%d of %d bytes, %+v) = %v, %v; want ErrCorrupt", n, len(rec), opts, ok, err)
 				}
 			}
 		}

@@ -38,11 +38,19 @@ func with(n, i int, f func(b *market.Bar)) []market.Bar {
 }
 
 func TestRoundTripEdgeValues(t *testing.T) {
+	for _, tt := range edgeDays() {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, opts := range allOptions {
+				checkRoundTrip(t, tt.bars, opts)
+			}
+		})
+	}
+}
+
+// edgeDays are days of values at the edges of each column's encoding.
+func edgeDays() []edgeDay {
 	otherNaN := math.Float64frombits(0x7ff8_0000_dead_beef)
-	tests := []struct {
-		name string
-		bars []market.Bar
-	}{
+	return []edgeDay{
 		{"a session", session(240)},
 		{"one bar", session(1)},
 		{"MaxBars bars", func() []market.Bar {
@@ -98,13 +106,11 @@ func TestRoundTripEdgeValues(t *testing.T) {
 			return bars
 		}()},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, opts := range allOptions {
-				checkRoundTrip(t, tt.bars, opts)
-			}
-		})
-	}
+}
+
+type edgeDay struct {
+	name string
+	bars []market.Bar
 }
 
 // A day whose prices are all cents pays for cent steps, not for

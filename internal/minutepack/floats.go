@@ -163,12 +163,13 @@ func readFloats(r *reader, vs []float64, pred []float64) {
 	}
 	f := predScale(e, int64(g))
 	gi := int64(g)
+	lim := maxMag / gi
 	for i := range vs {
 		if isExc(i) {
 			continue
 		}
 		q := r.varint() + predicted(pred, i, f)
-		if q > maxMag/gi || q < -maxMag/gi {
+		if q > lim || q < -lim {
 			r.fail("decimal out of range")
 		}
 		if r.err != nil {

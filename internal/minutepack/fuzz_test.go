@@ -6,6 +6,7 @@ package minutepack
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"testing"
 
@@ -27,6 +28,46 @@ func FuzzDecode(f *testing.F) {
 		}
 		for _, opts := range allOptions {
 			checkRoundTrip(t, bars, opts)
+		}
+	})
+}
+
+// BarAt never panics. On a record Decode accepts it gives Decode's bar at
+// a time of the day (pick chooses which) and the one before it, and no bar
+// at a time the day lacks; a record Decode refuses it may still read (see
+// BarAt) or refuse, with ErrVersion exactly when Decode does.
+func FuzzBarAt(f *testing.F) {
+	f.Add(record(f, Options{}), uint16(0))
+	f.Add(record(f, Options{Deflate: true}), uint16(239))
+	f.Fuzz(func(t *testing.T, b []byte, pick uint16) {
+		bars, err := Decode(b)
+		if err != nil {
+			_, _, _, err2 := BarAt(b, int64(pick))
+			if err2 != nil && !errors.Is(err2, ErrCorrupt) && !errors.Is(err2, ErrVersion) {
+				t.Fatalf("BarAt: %v", err2)
+			}
+			if errors.Is(err, ErrVersion) != errors.Is(err2, ErrVersion) {
+				t.Fatalf("Decode: %v; BarAt: %v", err, err2)
+			}
+			return
+		}
+		i := int(pick) % len(bars)
+		for j := range i {
+			if bars[j].TS == bars[i].TS {
+				i = j // the first bar of its time
+				break
+			}
+		}
+		var wantPrev market.Bar
+		if i > 0 {
+			wantPrev = bars[i-1]
+		}
+		got, prev, ok, err := BarAt(b, bars[i].TS)
+		if err != nil || !ok || !sameBits(got, bars[i]) || !sameBits(prev, wantPrev) {
+			t.Fatalf("BarAt(bar %d) = %+v after %+v, %v, %v; Decode gives %+v after %+v", i, got, prev, ok, err, bars[i], wantPrev)
+		}
+		if len(bars) <= 32 {
+			checkBarAt(t, b, bars)
 		}
 	})
 }

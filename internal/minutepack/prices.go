@@ -85,26 +85,20 @@ func appendPrices(dst []byte, bars []market.Bar) ([]byte, []int64) {
 		dst = appendShape(dst, zigzag((o[i]-prev)/tick), hx, lx)
 		prev = c[i]
 	}
-	return dst, typical(o, h, l, c)
+	return dst, typical(make([]int64, n), o, h, l, c)
 }
 
-// readPrices fills the bars' prices; see appendPrices.
-func readPrices(r *reader, bars []market.Bar) []int64 {
-	n := len(bars)
+// readPrices fills c's price columns and returns the bars' typical prices
+// in store units (nil when the day is kept raw); see appendPrices.
+func readPrices(r *reader, c *columns) []int64 {
+	n := c.n
 	var mode byte
 	switch r.byte() {
 	case pricesRaw:
-		for i := range bars {
-			bars[i].Open = r.float()
-		}
-		for i := range bars {
-			bars[i].High = r.float()
-		}
-		for i := range bars {
-			bars[i].Low = r.float()
-		}
-		for i := range bars {
-			bars[i].Close = r.float()
+		for _, col := range [4][]float64{c.open, c.high, c.low, c.close} {
+			for i := range col {
+				col[i] = r.float()
+			}
 		}
 		return nil
 	case pricesOrdered, pricesUnordered:
@@ -118,17 +112,16 @@ func readPrices(r *reader, bars []market.Bar) []int64 {
 		r.fail("price tick")
 		return nil
 	}
-	u := make([]int64, 4*n)
-	o, h, l, c := u[:n], u[n:2*n], u[2*n:3*n], u[3*n:]
-	t := int64(tick)
+	o, h, l, cl := c.units[:n], c.units[n:2*n], c.units[2*n:3*n], c.units[3*n:4*n]
+	s := stepper{r: r, tick: int64(tick), lim: maxMag / int64(tick)}
 	// Sums are checked against maxMag as they go, so no column can wrap
 	// into a price the encoder never wrote.
 	prev := int64(0)
 	for i := range n {
-		prev = step(r, prev, r.varint(), t)
-		c[i] = prev
+		prev = s.step(prev, r.varint())
+		cl[i] = prev
 	}
-	prev = c[0]
+	prev = cl[0]
 	for i := range n {
 		od, hx, lx := readShape(r)
 		dh, dl := int64(hx), int64(lx)
@@ -137,41 +130,47 @@ func readPrices(r *reader, bars []market.Bar) []int64 {
 		} else if dh < 0 || dl < 0 {
 			r.fail("bar shape")
 		}
-		o[i] = step(r, prev, unzigzag(od), t)
-		h[i] = step(r, max(o[i], c[i]), dh, t)
-		l[i] = step(r, min(o[i], c[i]), -dl, t)
-		prev = c[i]
+		o[i] = s.step(prev, unzigzag(od))
+		h[i] = s.step(max(o[i], cl[i]), dh)
+		l[i] = s.step(min(o[i], cl[i]), -dl)
+		prev = cl[i]
 	}
 	if r.err != nil {
 		return nil
 	}
-	for i := range bars {
-		bars[i].Open = float64(o[i]) / priceScale
-		bars[i].High = float64(h[i]) / priceScale
-		bars[i].Low = float64(l[i]) / priceScale
-		bars[i].Close = float64(c[i]) / priceScale
+	for i := range n {
+		c.open[i] = float64(o[i]) / priceScale
+		c.high[i] = float64(h[i]) / priceScale
+		c.low[i] = float64(l[i]) / priceScale
+		c.close[i] = float64(cl[i]) / priceScale
 	}
-	return typical(o, h, l, c)
+	return typical(c.typ, o, h, l, cl)
 }
 
-// step is base + d·tick, failing the reader outside ±maxMag.
-func step(r *reader, base, d, tick int64) int64 {
-	if d > maxMag/tick || d < -maxMag/tick {
-		r.fail("price out of range")
+// stepper adds ticks to prices, failing its reader outside ±maxMag; lim
+// is maxMag/tick, divided once a record rather than four times a bar.
+type stepper struct {
+	r         *reader
+	tick, lim int64
+}
+
+// step is base + d·tick.
+func (s stepper) step(base, d int64) int64 {
+	if d > s.lim || d < -s.lim {
+		s.r.fail("price out of range")
 		return 0
 	}
-	v := base + d*tick
+	v := base + d*s.tick
 	if v >= maxMag || v <= -maxMag {
-		r.fail("price out of range")
+		s.r.fail("price out of range")
 		return 0
 	}
 	return v
 }
 
-// typical is each bar's (open + high + low + close) / 4 in store units, the
-// price the amount is predicted at.
-func typical(o, h, l, c []int64) []int64 {
-	p := make([]int64, len(c))
+// typical fills p with each bar's (open + high + low + close) / 4 in store
+// units, the price the amount is predicted at.
+func typical(p, o, h, l, c []int64) []int64 {
 	for i := range p {
 		p[i] = (o[i] + h[i] + l[i] + c[i]) / 4
 	}

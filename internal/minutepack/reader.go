@@ -19,9 +19,14 @@ func (r *reader) fail(what string) {
 	}
 }
 
+// uvarint and varint take most values, a byte long, without a call.
 func (r *reader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
+	}
+	if r.off < len(r.b) && r.b[r.off] < 0x80 {
+		r.off++
+		return uint64(r.b[r.off-1])
 	}
 	v, n := binary.Uvarint(r.b[r.off:])
 	if n <= 0 {
@@ -36,6 +41,10 @@ func (r *reader) varint() int64 {
 	if r.err != nil {
 		return 0
 	}
+	if r.off < len(r.b) && r.b[r.off] < 0x80 {
+		r.off++
+		return unzigzag(uint64(r.b[r.off-1]))
+	}
 	v, n := binary.Varint(r.b[r.off:])
 	if n <= 0 {
 		r.fail("bad varint")
@@ -43,6 +52,31 @@ func (r *reader) varint() int64 {
 	}
 	r.off += n
 	return v
+}
+
+// skip passes over m varints (signed or not), refusing what Uvarint
+// refuses: one cut short, or longer than a uint64.
+func (r *reader) skip(m int) {
+	if r.err != nil {
+		return
+	}
+	run := 0 // continuation bytes of the varint under way
+	for ; m > 0; r.off++ {
+		if r.off >= len(r.b) {
+			r.fail("bad uvarint")
+			return
+		}
+		if c := r.b[r.off]; c < 0x80 {
+			if run == binary.MaxVarintLen64-1 && c > 1 {
+				r.fail("bad uvarint")
+				return
+			}
+			m, run = m-1, 0
+		} else if run++; run == binary.MaxVarintLen64 {
+			r.fail("bad uvarint")
+			return
+		}
+	}
 }
 
 func (r *reader) byte() byte {

@@ -45,15 +45,15 @@ func appendTimes(dst []byte, bars []market.Bar) []byte {
 	return dst
 }
 
-func readTimes(r *reader, bars []market.Bar) {
+func readTimes(r *reader, out []int64) {
 	ts := r.varint()
-	bars[0].TS = ts
-	if len(bars) == 1 {
+	out[0] = ts
+	if len(out) == 1 {
 		return
 	}
 	step := int64(r.uvarint())
 	runs := r.uvarint()
-	if runs < 1 || runs > uint64(len(bars)-1) {
+	if runs < 1 || runs > uint64(len(out)-1) {
 		r.fail("time runs")
 		return
 	}
@@ -64,17 +64,17 @@ func readTimes(r *reader, bars []market.Bar) {
 		if r.err != nil {
 			return
 		}
-		if n < 1 || n > uint64(len(bars)-i) {
+		if n < 1 || n > uint64(len(out)-i) {
 			r.fail("time run length")
 			return
 		}
 		for range n {
 			ts += gap
-			bars[i].TS = ts
+			out[i] = ts
 			i++
 		}
 	}
-	if i != len(bars) {
+	if i != len(out) {
 		r.fail("time runs end early")
 	}
 }

@@ -830,11 +830,26 @@ class Client:
         each under its name of that day; null prices where it did not trade.
         All pages are read and joined. A list of items (a frame with
         ``as_frame``, the rest of the answer in ``attrs``)."""
+        return self._cross_section("/v1/api/bars/daily", as_frame, page_size, date=date, codes=codes, type=type)
+
+    def bars_minute(self, date: str, time: str, codes: Optional[Sequence[str]] = None, type: Optional[str] = None,
+                    as_frame: bool = False, page_size: int = 10000) -> Any:
+        """Every security listed on ``date`` with its 1-minute bar ending at
+        ``time`` (``HH:MM``: 09:31 to 11:30 or 13:01 to 15:00; the 09:31 bar
+        holds the 09:25 auction), from the server's minute store: codes
+        delisted since included, null prices where no bar is stored;
+        ``prev_close`` is the minute before's close. All pages are read and
+        joined. A list of items (a frame with ``as_frame``, the rest of the
+        answer in ``attrs``)."""
+        return self._cross_section("/v1/api/bars/minute", as_frame, page_size, date=date, time=time, codes=codes, type=type)
+
+    def _cross_section(self, path: str, as_frame: bool, page_size: int, codes: Optional[Sequence[str]] = None,
+                       **params: Any) -> Any:
         joined = ",".join(codes) if codes else None
         items: List[Any] = []
         page = 1
         while True:
-            data = self.get("/v1/api/bars/daily", date=date, codes=joined, type=type, page=page, page_size=page_size)
+            data = self.get(path, codes=joined, page=page, page_size=page_size, **params)
             items.extend(data["items"])
             if len(items) >= data["total"] or not data["items"]:
                 break

@@ -838,6 +838,22 @@ class TestFrames(ServerTest):
         self.assertEqual(list(df.attrs["due"]), st["due"])
         self.assertEqual(len(df), len(st["days"]))
 
+    def test_bars_minute(self):
+        # The market at one minute of the last recorded day, over its pages.
+        day = self.client.securities()["date"]
+        whole = self.client.bars_minute(day, "10:30")
+        self.assertEqual(whole["total"], len(whole["items"]))
+        self.assertEqual(whole["time"], "10:30")
+        paged = self.client.bars_minute(day, "10:30", page_size=100)
+        self.assertEqual([x["code"] for x in paged["items"]], [x["code"] for x in whole["items"]])
+        one = self.client.bars_minute(day, "09:31", codes=[self.code], as_frame=True)
+        self.assertEqual(list(one["code"]), [self.code])
+        self.assertEqual(one.attrs["time"], "09:31")
+        with self.assertRaises(MdqsError) as cm:
+            self.client.bars_minute(day, "09:30")
+        self.assertEqual(cm.exception.status, 400)
+        self.assertIn("09:31", cm.exception.detail)
+
     def test_securities_frames(self):
         df = self.client.securities(as_frame=True)
         self.assertGreater(len(df), 0)
