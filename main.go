@@ -85,6 +85,7 @@ commands:
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
+  backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
   version        print the version
 
@@ -125,6 +126,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Import(ctx, env, args)
 	case "migrate-store":
 		return cli.MigrateStore(ctx, env, args)
+	case "backup":
+		return cli.Backup(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
 	case "version":
