@@ -22,7 +22,7 @@ at that moment. FILE appears only when the copy is complete and checked;
 if anything fails (or Ctrl-C), FILE is not written.
 
 An existing FILE is kept unless -force. To restore, stop the server and
-put the copy in place of the database file (or serve it: mdqs serve -db FILE).
+copy the backup in place of the database file (docs/backup.md says how).
 
 PostgreSQL: use its own tools, pg_dump or pg_basebackup (docs/backup.md).`
 
