@@ -86,7 +86,8 @@ commands:
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
-  archive        status | run: the minute archive (what it holds; archive the due days now)
+  archive        status | run | verify: the minute archive (what it holds; archive the due days now; check again)
+  backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
   version        print the version
 
@@ -129,6 +130,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.MigrateStore(ctx, env, args)
 	case "archive":
 		return cli.Archive(ctx, env, args)
+	case "backup":
+		return cli.Backup(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
 	case "version":

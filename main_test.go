@@ -453,6 +453,39 @@ func TestConfigCommand(t *testing.T) {
 	}
 }
 
+// `mdqs backup` copies a served store without stopping the server, says
+// what it checked, and refuses (exit 1 or 2, with the fix) an existing
+// file without -force, the database itself, no -to, and a PostgreSQL
+// store, naming PostgreSQL's own tools; the copy opens as a store.
+func TestBackupCommand(t *testing.T) {
+	s := startServer(t)
+	copyPath := filepath.Join(t.TempDir(), "backup.db")
+	out, errs, code := mdqs("backup", "-db", s.db, "-to", copyPath)
+	if code != 0 || !strings.Contains(out, "backed up ") || !strings.Contains(out, "into "+copyPath) ||
+		!strings.Contains(out, "SQLite's integrity check ok, schema version ") || !strings.Contains(errs, "database "+s.db) {
+		t.Fatalf("mdqs backup of a served store: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := mdqs("client", "list", "-db", copyPath); code != 0 || !strings.Contains(out, "demo") {
+		t.Errorf("client list on the copy: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := mdqs("backup", "-db", s.db, "-to", copyPath); code != 1 || !strings.Contains(errs, copyPath+" already exists: add -force") {
+		t.Errorf("backup onto an existing file: exit %d %q", code, errs)
+	}
+	if out, errs, code := mdqs("backup", "-db", s.db, "-to", copyPath, "-force"); code != 0 || !strings.Contains(out, "integrity check ok") {
+		t.Errorf("backup -force: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := mdqs("backup", "-db", s.db, "-to", s.db, "-force"); code != 1 || !strings.Contains(errs, "is the database itself") {
+		t.Errorf("backup onto the database: exit %d %q", code, errs)
+	}
+	if _, errs, code := mdqs("backup", "-db", s.db); code != 2 || !strings.Contains(errs, "give -to") {
+		t.Errorf("backup without -to: exit %d %q", code, errs)
+	}
+	if _, errs, code := mdqs("backup", "-db", "postgres://trader:secret@db.lan/mdqs", "-to", copyPath); code != 2 ||
+		!strings.Contains(errs, "pg_dump") || !strings.Contains(errs, "pg_basebackup") || strings.Contains(errs, "secret") {
+		t.Errorf("backup of a PostgreSQL store: exit %d %q", code, errs)
+	}
+}
+
 // mdqsEnv runs one command in-process with these environment variables
 // (every other one unset), e.g. a cache folder of the test's own.
 func mdqsEnv(vars map[string]string, args ...string) (stdout, stderr string, code int) {
@@ -498,6 +531,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"import", "-h"}, []string{"tdx"}},
 		{[]string{"import", "tdx", "-h"}, []string{"-dir", "-db", "-create"}},
 		{[]string{"migrate-store", "-h"}, []string{"-from", "-to", "run again", "PGPASSWORD"}},
+		{[]string{"backup", "-h"}, []string{"-to", "-force", "-db", "-config", "pg_dump"}},
 		{[]string{"service", "-h"}, []string{"install", "uninstall", "start", "stop", "status"}},
 		{[]string{"service", "install", "-h"}, []string{"-config", "-db", "-name", "-user"}},
 		{[]string{"service", "status", "-h"}, []string{"-name", "-user"}},
@@ -563,6 +597,7 @@ func TestCommandsNeverCreateADatabaseSilently(t *testing.T) {
 		{"reports", "import", "-period", "2024Q3"},
 		{"backfill", "-codes", "600519.SH", "-from", "2026-01-05"},
 		{"import", "tdx", "-dir", tdxDir, "-db", absent},
+		{"backup", "-to", filepath.Join(dir, "backup.db")},
 	} {
 		for _, how := range [][]string{{"-db", absent}, {"-config", cfg}} {
 			full := append(append([]string{}, args...), how...)

@@ -67,19 +67,9 @@ func folderWritable(dir string) bool {
 // read-only -shm), and refused when there is none.
 func openReadOnly(ctx context.Context, path string, migrations []migration, opt Options, a access) (*Store, error) {
 	opt = opt.withDefaults()
-	uri := fileURI(path) + "?mode=ro"
-	pending := 0
-	if a == readOnlyFolder {
-		var err error
-		if pending, err = walPending(path); err != nil {
-			return nil, fmt.Errorf("db: read %s-wal: %w", path, err)
-		}
-		if _, err := os.Stat(path + "-shm"); pending > 0 && err != nil {
-			return nil, walError(path, pending)
-		}
-		if pending == 0 {
-			uri += "&immutable=1"
-		}
+	uri, pending, err := readOnlyURI(path, a)
+	if err != nil {
+		return nil, err
 	}
 	open := func(conns int) (*sql.DB, error) {
 		d, err := sql.Open("sqlite", dsn(uri, opt.BusyTimeout))
@@ -129,9 +119,30 @@ func openReadOnly(ctx context.Context, path string, migrations []migration, opt 
 	return s, nil
 }
 
+// readOnlyURI is how a file this process may not write is opened: mode=ro,
+// and in a folder it may not write immutable too, unless the -wal holds
+// committed transactions the file lacks (pending pages), which are then
+// read through the -shm beside it, or refused when there is none.
+func readOnlyURI(path string, a access) (uri string, pending int, err error) {
+	uri = fileURI(path) + "?mode=ro"
+	if a != readOnlyFolder {
+		return uri, 0, nil
+	}
+	if pending, err = walPending(path); err != nil {
+		return "", 0, fmt.Errorf("db: read %s-wal: %w", path, err)
+	}
+	if _, err := os.Stat(path + "-shm"); pending > 0 && err != nil {
+		return "", 0, walError(path, pending)
+	}
+	if pending == 0 {
+		uri += "&immutable=1"
+	}
+	return uri, pending, nil
+}
+
 // fileURI is path as an SQLite file: URI (absolute, forward slashes, and
-// the one character that URI decoding would change escaped; Open refuses
-// ? and #).
+// the characters a URI's path cannot hold as they are escaped: Open
+// refuses a store's name with ? or #, but a backup's folder may hold #).
 func fileURI(path string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -141,7 +152,7 @@ func fileURI(path string) string {
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // C:/x on Windows becomes file:/C:/x
 	}
-	return "file:" + strings.ReplaceAll(p, "%", "%25")
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
 }
 
 // WALPending is, for a file opened read-only in a folder this process may
