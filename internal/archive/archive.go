@@ -130,6 +130,7 @@ type Request struct {
 type Report struct {
 	Days                    []market.Day // the days some code owed, oldest first
 	Codes                   int          // codes fetched
+	Held                    int          // code-days the store held whole, recorded without a request
 	Archived, Flagged, Gaps int          // code-days recorded
 	Bars                    int
 	Requests                int
@@ -220,11 +221,18 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 			entries = append(entries, e...)
 		}
 		if days := owed[code]; len(days) > 0 {
-			e, err := s.fetch(ctx, code, days, &rep)
+			held, rest, err := s.held(ctx, code, days, &rep)
 			if err != nil {
 				return rep, errors.Join(err, flush())
 			}
-			entries = append(entries, e...)
+			entries = append(entries, held...)
+			if len(rest) > 0 {
+				e, err := s.fetch(ctx, code, rest, &rep)
+				if err != nil {
+					return rep, errors.Join(err, flush())
+				}
+				entries = append(entries, e...)
+			}
 		}
 		pending = append(pending, entries...)
 		if len(pending) >= s.cfg.Batch {

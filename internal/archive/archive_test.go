@@ -471,3 +471,49 @@ func TestArchiveVerifyChecksAgain(t *testing.T) {
 		t.Fatalf("a second verification: %+v, %v", again, err)
 	}
 }
+
+// A day the store already holds whole (here from the terminal's .lc1) is
+// recorded under that source, checked, and costs no request; a partial
+// day is fetched.
+func TestArchiveRecordsWhatTheStoreHolds(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, 0)
+	var stocks []market.Code
+	for c := range r.listed(t, 20261127) {
+		if market.Classify(c) == market.TypeStock {
+			stocks = append(stocks, c)
+		}
+	}
+	whole, partial := stocks[0], stocks[1]
+	for i, c := range []market.Code{whole, partial} {
+		bars, err := r.dm.Trends(ctx, c, 1)
+		if err != nil || len(bars) != 240 {
+			t.Fatalf("%d bars, %v", len(bars), err)
+		}
+		if i == 1 {
+			bars = bars[:100]
+		}
+		if _, err := r.store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Min1, Source: "tdx", Bars: bars}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var asked []market.Code
+	r.src.fail = func(code market.Code, _ int64) ([]market.Bar, error) {
+		asked = append(asked, code)
+		return nil, nil
+	}
+	rep, err := r.arc.Run(ctx, archive.Request{Day: 20261127, Codes: []market.Code{whole, partial}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Held != 1 || rep.Requests != 1 || len(asked) != 1 || asked[0] != partial {
+		t.Fatalf("held %d, %d requests for %v", rep.Held, rep.Requests, asked)
+	}
+	recs, _ := r.store.ArchiveDays(ctx, 20261127)
+	for _, a := range recs {
+		want := map[market.Code]string{whole: "tdx", partial: "demo"}[a.Code]
+		if a.Source != want || a.Bars != 240 || a.Status != db.ArchiveArchived {
+			t.Fatalf("%s: %+v, want from %s", a.Code, a, want)
+		}
+	}
+}

@@ -158,8 +158,8 @@ func runArchive(ctx context.Context, env Env, svc *archive.Service, req archive.
 	if market.KindOf(err) == market.KindInvalid {
 		return &ExitError{Code: 2, Err: err}
 	}
-	fmt.Fprintf(env.Stdout, "done: %d codes asked in %d requests; %d code-days archived, %d flagged, %d gaps; %s bars, %.1f s\n",
-		rep.Codes, rep.Requests, rep.Archived, rep.Flagged, rep.Gaps, group(rep.Bars), time.Since(start).Seconds())
+	fmt.Fprintf(env.Stdout, "done: %d codes asked in %d requests; %d code-days archived (%d already held whole), %d flagged, %d gaps; %s bars, %.1f s\n",
+		rep.Codes, rep.Requests, rep.Archived, rep.Held, rep.Flagged, rep.Gaps, group(rep.Bars), time.Since(start).Seconds())
 	switch {
 	case err == nil:
 		return nil
