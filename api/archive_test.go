@@ -73,3 +73,40 @@ func TestArchiveStatus(t *testing.T) {
 		t.Fatalf("the store: %d bars, %d bytes, %v a bar", after.StoreBars, after.StoreBytes, after.BytesPerBar)
 	}
 }
+
+// The quality of a day through the API: counts, the fields compared and
+// their rates; a day the security master never recorded is 404; a bad
+// date is 400.
+func TestQualityEndpoint(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(10))
+	h.clock.Set(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
+	if err := h.api.Securities.Record(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.addClient("m", "secret-m", clientOpts{scopes: "market"})
+	tok := h.token("m", "secret-m")
+	if _, err := h.api.Archive.Run(context.Background(), archive.Request{Day: 20261123}); err != nil {
+		t.Fatal(err)
+	}
+	r := h.signed(http.MethodGet, "/v1/api/quality", tok, nil)
+	r.expect(t, 200, "OK")
+	var q struct {
+		Date     string `json:"date"`
+		Universe int    `json:"universe"`
+		Archived int    `json:"archived"`
+		Missing  int    `json:"missing"`
+		Fields   []struct {
+			Field    string   `json:"field"`
+			Compared int      `json:"compared"`
+			Rate     *float64 `json:"rate"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal(r.data, &q); err != nil {
+		t.Fatal(err)
+	}
+	if q.Date != "2026-11-23" || q.Universe == 0 || q.Archived != q.Universe || q.Missing != 0 || len(q.Fields) != 6 {
+		t.Fatalf("quality: %s", r.data)
+	}
+	h.signed(http.MethodGet, "/v1/api/quality?date=2026-10-09", tok, nil).expect(t, 404, "not found")
+	h.signed(http.MethodGet, "/v1/api/quality?date=2026-13-01", tok, nil).expect(t, 400, "missing or invalid params")
+}

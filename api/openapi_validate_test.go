@@ -377,6 +377,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{400, "GET", "/v1/api/bars/minute?date=2026-11-20", ""},
 		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
 		{200, "GET", "/v1/api/archive/status", ""},
+		{200, "GET", "/v1/api/quality", ""},
+		{200, "GET", "/v1/api/quality?date=2026-11-20", ""},
+		{404, "GET", "/v1/api/quality?date=2026-11-02", ""},
+		{400, "GET", "/v1/api/quality?date=20261120x", ""},
 
 		// The terminal bridge.
 		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},

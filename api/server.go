@@ -235,6 +235,7 @@ func (s *Server) routes() {
 
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.handleSecurities)
 	s.protected(http.MethodGet, "/v1/api/archive/status", auth.ScopeMarket, s.handleArchiveStatus)
+	s.protected(http.MethodGet, "/v1/api/quality", auth.ScopeMarket, s.handleQuality)
 	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
 	s.protected(http.MethodGet, "/v1/api/bars/minute", auth.ScopeKline, s.handleBarsMinute)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)

@@ -317,15 +317,24 @@ func (s *Service) owed(ctx context.Context, days []market.Day, only []market.Cod
 }
 
 func (s *Service) universe(ctx context.Context, day market.Day) ([]secmaster.Security, error) {
+	return s.universeOf(ctx, day, true)
+}
+
+// universeOf is the archived kinds of day's universe; with nearest, a day
+// not recorded takes the nearest recorded day after it.
+func (s *Service) universeOf(ctx context.Context, day market.Day, nearest bool) ([]secmaster.Security, error) {
 	secs, _, err := s.sec.Universe(ctx, day, secmaster.Filter{})
-	if k := market.KindOf(err); k == market.KindNotFound || k == market.KindInvalid {
+	if k := market.KindOf(err); nearest && (k == market.KindNotFound || k == market.KindInvalid) {
 		// Not recorded: the nearest recorded day after it.
 		for d := s.cal.Next(day); d <= market.DayOf(s.clock.Now()) && err != nil; d = s.cal.Next(d) {
 			secs, _, err = s.sec.Universe(ctx, d, secmaster.Filter{})
 		}
 	}
-	if err != nil {
+	if err != nil && nearest {
 		return nil, fmt.Errorf("the universe of %v: %w", day, err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	kept := secs[:0]
 	for _, sec := range secs {

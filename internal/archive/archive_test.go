@@ -517,3 +517,67 @@ func TestArchiveRecordsWhatTheStoreHolds(t *testing.T) {
 		}
 	}
 }
+
+// A day's quality: the universe and what the archive did with it, and
+// where a code's minutes and its daily bar come from two sources, how
+// often each field disagrees and the worst cases.
+func TestQualityComparesTwoSources(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, 0)
+	before, err := r.arc.Quality(ctx, 20261127)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Missing != before.Universe || before.Universe == 0 || before.Compared != 0 {
+		t.Fatalf("before the archive: %+v", before)
+	}
+	if _, err := r.arc.Run(ctx, archive.Request{Day: 20261127}); err != nil {
+		t.Fatal(err)
+	}
+	var stocks []market.Code
+	for c := range r.listed(t, 20261127) {
+		if market.Classify(c) == market.TypeStock {
+			stocks = append(stocks, c)
+		}
+	}
+	same, closeOff, volOff := stocks[0], stocks[1], stocks[2]
+	for _, c := range []market.Code{same, closeOff, volOff} {
+		daily, err := r.dm.Klines(ctx, c, market.Daily, 20261127, 20261127)
+		if err != nil || len(daily) != 1 {
+			t.Fatal(err)
+		}
+		switch c {
+		case closeOff:
+			daily[0].Close += 0.05
+			daily[0].High = max(daily[0].High, daily[0].Close)
+		case volOff:
+			daily[0].Volume = daily[0].Volume * 103 / 100
+		}
+		if _, err := r.store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Daily, Source: "quotes", Bars: daily}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := r.arc.Quality(ctx, 20261127)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Missing != 0 || q.Archived+q.Flagged+q.Gaps != q.Universe || q.Compared != 3 || q.DaySources["quotes"] != 3 || q.MinuteSources["demo"] != 3 {
+		t.Fatalf("after: %+v", q)
+	}
+	by := map[string]archive.FieldQuality{}
+	for _, f := range q.Fields {
+		by[f.Field] = f
+	}
+	if f := by["close"]; f.Compared != 3 || f.Disagree != 1 || f.Worst[0].Code != closeOff || f.Worst[0].DaySrc != "quotes" {
+		t.Fatalf("close: %+v", f)
+	}
+	if f := by["volume"]; f.Disagree != 1 || f.Worst[0].Code != volOff || f.Worst[0].Off < 0.02 {
+		t.Fatalf("volume: %+v", f)
+	}
+	if f := by["amount"]; f.Disagree != 0 || f.Compared != 3 {
+		t.Fatalf("amount: %+v", f)
+	}
+	if _, err := r.arc.Quality(ctx, 20260102); err == nil {
+		t.Fatal("a day never recorded has a quality")
+	}
+}

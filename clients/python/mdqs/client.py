@@ -823,6 +823,16 @@ class Client:
         ``days`` with ``as_frame``, the rest in ``attrs``)."""
         return self._rows(self.get("/v1/api/archive/status"), "days", as_frame)
 
+    def quality(self, date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """One day's measured data quality (default: the last complete
+        trading day): the universe and what the archive did with it
+        (``archived``, ``flagged``, ``gaps``, ``missing``), and per field
+        how often a code's minutes and its daily bar, from two sources,
+        disagree (``fields``, each with ``rate`` and its ``worst`` cases).
+        ``data`` (a frame of ``fields`` with ``as_frame``, the rest in
+        ``attrs``)."""
+        return self._rows(self.get("/v1/api/quality", date=date), "fields", as_frame)
+
     def bars_daily(self, date: str, codes: Optional[Sequence[str]] = None, type: Optional[str] = None,
                    as_frame: bool = False, page_size: int = 10000) -> Any:
         """Every security listed on ``date`` with its daily bar of that day,

@@ -827,6 +827,17 @@ class TestFrames(ServerTest):
         self.assertEqual(list(one["code"]), [self.code])
         self.assertEqual(str(one["volume"].dtype), "Int64")
 
+    def test_quality(self):
+        q = self.client.quality()
+        self.assertEqual([f["field"] for f in q["fields"]], ["open", "high", "low", "close", "volume", "amount"])
+        self.assertEqual(q["missing"] + q["archived"] + q["flagged"] + q["gaps"], q["universe"])
+        df = self.client.quality(as_frame=True)
+        self.assertEqual(list(df["field"]), ["open", "high", "low", "close", "volume", "amount"])
+        self.assertEqual(df.attrs["date"], q["date"])
+        with self.assertRaises(MdqsError) as cm:
+            self.client.quality(date="2001-01-05")
+        self.assertEqual(cm.exception.status, 404)
+
     def test_archive_status(self):
         # The demo server's archive job has not run yet: every day of the
         # window is due and pending, and the answer says so.
