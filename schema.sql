@@ -626,3 +626,11 @@ CREATE TABLE archive_days (
     checked_at INTEGER NOT NULL,
     PRIMARY KEY (day, code)
 ) WITHOUT ROWID;
+
+-- version 22
+-- The day index carries each record's bar count, so the minute store's
+-- bars are counted from the index alone (GET /v1/api/archive/status): a
+-- sum over the table reads every 1.7 KB row, 0.55 s for five days of a
+-- whole market.
+DROP INDEX minute_days_day;
+CREATE INDEX minute_days_day ON minute_days(day, freq, bars);

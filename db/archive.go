@@ -130,7 +130,8 @@ func (s *Store) ArchiveSummaries(ctx context.Context) ([]ArchiveSummary, error) 
 }
 
 // MinuteBars counts the bars the packed minute store holds, all codes and
-// both intraday frequencies.
+// both intraday frequencies, from the index minute_days_day alone (schema
+// 22 put the count in it): the table's 1.7 KB rows are not read.
 func (s *Store) MinuteBars(ctx context.Context) (int64, error) {
 	var n sql.NullInt64
 	err := s.r.QueryRowContext(ctx, `SELECT sum(bars) FROM minute_days`).Scan(&n)
@@ -141,7 +142,8 @@ func (s *Store) MinuteBars(ctx context.Context) (int64, error) {
 // indexes: SQLite's pages of them (dbstat), PostgreSQL's total relation
 // size. ok is false where the engine cannot say.
 func (s *Store) MinuteBytes(ctx context.Context) (n int64, ok bool, err error) {
-	q := `SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = 'minute_days')`
+	// aggregate: one row a b-tree, not one a page (half the time).
+	q := `SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = 'minute_days') AND aggregate = TRUE`
 	if s.dialect == postgresDialect {
 		q = `SELECT pg_total_relation_size('minute_days')`
 	}

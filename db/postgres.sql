@@ -513,3 +513,8 @@ CREATE TABLE archive_days (
     checked_at BIGINT NOT NULL,
     PRIMARY KEY (day, code)
 );
+
+-- version 22
+-- The day index carries each record's bar count; see schema.sql.
+DROP INDEX minute_days_day;
+CREATE INDEX minute_days_day ON minute_days(day, freq, bars);

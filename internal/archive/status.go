@@ -30,17 +30,28 @@ func (s *Service) Status(ctx context.Context) (Status, error) {
 	for _, d := range st.Days {
 		st.Bars += d.Bars
 	}
-	owed, err := s.owed(ctx, st.Due, nil)
+	// A day a whole run finished owes nothing (Job remembers them); the
+	// others are read: a due day without a record, or with a code of its
+	// universe still owed, is pending.
+	recorded := map[market.Day]bool{}
+	for _, d := range st.Days {
+		recorded[d.Day] = true
+	}
+	var open []market.Day
+	s.mu.Lock()
+	for _, d := range st.Due {
+		if !s.done[d] {
+			open = append(open, d)
+		}
+	}
+	s.mu.Unlock()
+	owed, err := s.owed(ctx, open, nil)
 	if err != nil {
 		return st, err
 	}
 	pending := map[market.Day]bool{}
-	for _, d := range st.Due {
-		// A day without a record of its universe (the security master's,
-		// after 15:05) is pending too, with nothing known to be owed yet.
-		if recs, err := s.store.ArchiveDays(ctx, d); err != nil {
-			return st, err
-		} else if len(recs) == 0 {
+	for _, d := range open {
+		if !recorded[d] {
 			pending[d] = true
 		}
 	}

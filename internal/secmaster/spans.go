@@ -10,8 +10,9 @@ import (
 
 // spansKept is how many days' spans the service keeps: a day's
 // cross-section read page by page, or screened and read, asks the same
-// day again and again.
-const spansKept = 4
+// day again and again, and the minute archive asks the five days of its
+// window on every status.
+const spansKept = 8
 
 // spansCache keeps the spans of a few recorded days. A recorded day's
 // spans never change: a later day closes a span open on it at or after
