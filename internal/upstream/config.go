@@ -76,8 +76,19 @@ func DefaultConfig() Config {
 	em := eastMoneyDefaults()
 	p2 := em
 	p2.BaseURL = "https://push2.eastmoney.com"
+	// The alternates peers use for the same paths (eastmoney.md 1.1,
+	// eastmoney-part2.md section f): akshare asks 82.push2 for the A-share
+	// clist (stock_hist_em.py, HEAD 0e7db00 of 2026-08-21), and push2delay
+	// answered while push2 dropped connections (akshare issue #7230,
+	// 2026-04-25). push2delay is said to lag some 15 minutes, so it comes
+	// last; the rows' own f124 times say how old they are.
+	p2.Fallbacks = []string{"https://82.push2.eastmoney.com", "https://push2delay.eastmoney.com"}
 	his := em
 	his.BaseURL = "https://push2his.eastmoney.com"
+	// akshare asks 33.push2his and 63.push2his for stock K-lines
+	// (stock_hist_em.py, same HEAD), the numbered hosts being the same
+	// service under another name.
+	his.Fallbacks = []string{"https://33.push2his.eastmoney.com", "https://63.push2his.eastmoney.com"}
 	ak := em
 	ak.BaseURL = "http://127.0.0.1:8080"
 	// An AKTools call runs a whole akshare function (several EastMoney

@@ -366,6 +366,10 @@ func TestFallbacksNotDefaulted(t *testing.T) {
 	if n := len(c.f.hosts.hosts); n != 1 {
 		t.Errorf("a client with no Fallbacks has %d hosts", n)
 	}
+	if d := DefaultConfig(); len(d.Push2.Fallbacks) == 0 || len(d.Push2His.Fallbacks) == 0 || d.AKShare.Fallbacks != nil ||
+		DefaultHotRankConfig().SourceConfig.Fallbacks != nil || DefaultNewsConfig().EastMoney.Fallbacks != nil || DefaultFinanceConfig().Fallbacks != nil {
+		t.Error("only push2 and push2his (and the hot rank's names, on push2) have alternates by default")
+	}
 }
 
 func TestBanSign(t *testing.T) {
