@@ -135,6 +135,12 @@ func newSnapshotCollector(s *Server) *snapshotCollector {
 		{"mdqs_upstream_breaker_trips_total", prometheus.CounterValue, "Times the circuit breaker opened.", []string{"source"}},
 		{"mdqs_upstream_rejected_total", prometheus.CounterValue, "Calls refused by an open circuit, without a request.", []string{"source"}},
 		{"mdqs_upstream_last_success_timestamp_seconds", prometheus.GaugeValue, "When the upstream last answered a call, Unix seconds.", []string{"source"}},
+		// The host is a label on its own family only: it can be one of the
+		// source's configured hosts and nothing else, and the call counters
+		// stay one series per source.
+		{"mdqs_upstream_host_info", prometheus.GaugeValue, "Always 1; the label names the host in use (the one that last answered), of base_url and fallback_urls.", []string{"source", "host"}},
+		{"mdqs_upstream_failovers_total", prometheus.CounterValue, "Requests that moved on to the source's next host after a failure, and bans reported by callers.", []string{"source"}},
+		{"mdqs_upstream_ban_signs_total", prometheus.CounterValue, "Failures that looked like a ban (a reset or dropped connection, an HTML page) and bans reported by callers.", []string{"source"}},
 
 		{"mdqs_job_runs_total", prometheus.CounterValue, "Background job runs started.", []string{"job"}},
 		{"mdqs_job_failures_total", prometheus.CounterValue, "Background job runs that failed.", []string{"job"}},
@@ -253,6 +259,11 @@ func (c *snapshotCollector) collectUpstreams(ch chan<- prometheus.Metric, emit f
 		if !st.LastSuccess.IsZero() {
 			emit("mdqs_upstream_last_success_timestamp_seconds", float64(st.LastSuccess.UnixMilli())/1000, st.Source)
 		}
+		if st.Host != "" {
+			emit("mdqs_upstream_host_info", 1, st.Source, st.Host)
+		}
+		emit("mdqs_upstream_failovers_total", float64(st.Failovers), st.Source)
+		emit("mdqs_upstream_ban_signs_total", float64(st.BanSigns), st.Source)
 		if st.Latency == nil {
 			continue
 		}

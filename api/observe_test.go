@@ -130,6 +130,12 @@ func TestMetricsCountRequestsByRouteAndStatus(t *testing.T) {
 	if v := mustSample(t, fams, "mdqs_upstream_breaker_state", map[string]string{"source": "push2", "state": "closed"}); v != 1 {
 		t.Errorf("push2 breaker closed = %v", v)
 	}
+	if v := mustSample(t, fams, "mdqs_upstream_failovers_total", map[string]string{"source": "push2"}); v != 0 {
+		t.Errorf("push2 failovers = %v, want 0 (one host, answering)", v)
+	}
+	if v := mustSample(t, fams, "mdqs_upstream_host_info", map[string]string{"source": "push2"}); v != 1 {
+		t.Errorf("push2 host info = %v", v)
+	}
 	if n := mustSample(t, fams, "mdqs_upstream_call_duration_seconds", map[string]string{"source": "push2"}); n < 1 {
 		t.Errorf("push2 latency count = %v", n)
 	}

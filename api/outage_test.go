@@ -64,7 +64,7 @@ func TestInfoOutageIs503NamingTheCause(t *testing.T) {
 	cfg := config.Default()
 	cfg.Sources.Default = "auto"
 	liveUpstream(&cfg.HotRank.EastMoney, fake.URL)
-	liveUpstream(&cfg.Sources.Push2, fake.URL)
+	liveUpstream(&cfg.Sources.Push2.Upstream, fake.URL)
 	liveUpstream(&cfg.News.EastMoney, down)
 	liveUpstream(&cfg.News.Notices, down)
 	liveUpstream(&cfg.Finance.DataCenter, down)

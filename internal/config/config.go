@@ -81,8 +81,8 @@ type Sources struct {
 	// akshare, concept from push2, as the spec says), push2, akshare, or
 	// demo (the built-in synthetic market, offline).
 	Default  string   `toml:"default"`
-	Push2    Upstream `toml:"push2"`
-	Push2His Upstream `toml:"push2his"`
+	Push2    Mirrored `toml:"push2"`
+	Push2His Mirrored `toml:"push2his"`
 	AKShare  Upstream `toml:"akshare"`
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,10 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"[sources]\ndefault = \"auto\"\n[sources.akshare]\nbase_url = \"http://127.0.0.1:8080\"", "sources.akshare.base_url"},
 		{"[sources.push2]\nproxy = \"::\"", "sources.push2.proxy"},
 		{"[sources.push2his]\nbreaker_failures = -1", "sources.push2his.breaker_failures"},
+		{"[sources.push2]\nfallback_urls = [\"push2delay.eastmoney.com\"]", "sources.push2.fallback_urls"},
+		{"[sources.push2]\nfallback_urls = [\"ftp://push2delay.eastmoney.com\"]", "sources.push2.fallback_urls"},
+		{"[sources.push2his]\nfallback_urls = [\"https://push2his.eastmoney.com/\"]", "sources.push2his.fallback_urls"}, // base_url again
+		{"[sources.push2his]\nfailover_cooldown = \"0s\"", "sources.push2his.failover_cooldown"},
 		{"[news.cls]\nbreaker_cooldown = \"10ms\"", "news.cls.breaker_failures"},
 		{"[finance.datacenter]\nrate = 0", "finance.datacenter"},
 		{"[limits]\nclient_burst = 0", "limits.client_rate"},
@@ -226,6 +231,35 @@ func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
 	u.Retries, u.BreakerFailures = 0, 0
 	if got := u.Source(upstream.SourceConfig{}); got.Retries != -1 || got.BreakerFailures != -1 {
 		t.Errorf("zero retries/breaker became %d/%d, want -1/-1 (none)", got.Retries, got.BreakerFailures)
+	}
+}
+
+// push2 and push2his carry their alternates to the clients, unless
+// base_url moved away from the default host with fallback_urls left at
+// the default: those alternates are the default host's, and a relay or a
+// test server must not be gone around.
+func TestMirroredSourceCarriesAlternates(t *testing.T) {
+	def := upstream.DefaultConfig().Push2His
+	m := Default().Sources.Push2His
+	if got := m.Source(def); !slices.Equal(got.Fallbacks, def.Fallbacks) || len(got.Fallbacks) == 0 || got.FailoverCooldown != 10*time.Minute {
+		t.Errorf("defaults: fallbacks %v, cool-down %v", got.Fallbacks, got.FailoverCooldown)
+	}
+	moved := m
+	moved.BaseURL = "http://127.0.0.1:9"
+	if got := moved.Source(def); got.Fallbacks != nil {
+		t.Errorf("base_url moved, fallbacks left at the default: %v, want none", got.Fallbacks)
+	}
+	moved.FallbackURLs = []string{"http://127.0.0.1:10"}
+	if got := moved.Source(def); !slices.Equal(got.Fallbacks, []string{"http://127.0.0.1:10"}) {
+		t.Errorf("fallbacks given with a moved base_url: %v", got.Fallbacks)
+	}
+	m.FallbackURLs = []string{}
+	if got := m.Source(def); len(got.Fallbacks) != 0 {
+		t.Errorf("fallback_urls = []: %v, want none", got.Fallbacks)
+	}
+	// A plain upstream never fails over, whatever its defaults carry.
+	if got := Default().HotRank.EastMoney.Source(def); got.Fallbacks != nil {
+		t.Errorf("a one-host upstream got fallbacks %v", got.Fallbacks)
 	}
 }
 

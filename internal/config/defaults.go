@@ -1,6 +1,11 @@
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"mdqs/internal/upstream"
+)
 
 // Default is the configuration when no file sets anything. The shipped,
 // commented config.toml at the repository's root says the same in TOML
@@ -54,8 +59,8 @@ func Default() Config {
 		},
 		Sources: Sources{
 			Default:  "demo",
-			Push2:    upstreamAt("https://push2.eastmoney.com", 10*time.Second, 3, 2),
-			Push2His: upstreamAt("https://push2his.eastmoney.com", 10*time.Second, 3, 2),
+			Push2:    mirroredAt(upstream.DefaultConfig().Push2.SourceConfig),
+			Push2His: mirroredAt(upstream.DefaultConfig().Push2His),
 			AKShare:  upstreamAt("http://127.0.0.1:8081", 60*time.Second, 2, 1),
 		},
 		HotRank: HotRank{
@@ -131,6 +136,16 @@ func Default() Config {
 }
 
 func dur(d time.Duration) Duration { return Duration{d} }
+
+// mirroredAt is push2's or push2his's defaults: those of every EastMoney
+// host, with the client's own base URL, alternates and cool-down, so that
+// the file's defaults and the ones Mirrored.Source compares with are one.
+func mirroredAt(d upstream.SourceConfig) Mirrored {
+	return Mirrored{
+		Upstream:     upstreamAt(d.BaseURL, 10*time.Second, 3, 2),
+		FallbackURLs: slices.Clone(d.Fallbacks), FailoverCooldown: dur(d.FailoverCooldown),
+	}
+}
 
 // upstreamAt is an upstream's defaults: every upstream allows a burst of 2
 // and opens its breaker after 5 failures in a row, for 30 s.

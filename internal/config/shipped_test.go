@@ -70,6 +70,10 @@ func structKeys(prefix string, t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("toml") == "" { // embedded: its keys are the outer table's
+			out = append(out, structKeys(prefix, f.Type)...)
+			continue
+		}
 		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
 		if name == "" || name == "-" {
 			continue

@@ -2,6 +2,8 @@ package config
 
 import (
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"mdqs/internal/upstream"
@@ -49,6 +51,7 @@ func (u Upstream) validate(key string, c Config, bad func(key, format string, ar
 // here (no retries, no breaker) where the client reads zero as "its
 // default", so those two are translated.
 func (u Upstream) Source(base upstream.SourceConfig) upstream.SourceConfig {
+	base.Fallbacks = nil // one host: the alternates of Mirrored belong to push2 and push2his
 	base.BaseURL, base.Timeout, base.Rate, base.Burst, base.Proxy = u.BaseURL, u.Timeout.Duration, u.Rate, u.Burst, u.Proxy
 	base.Retries, base.BreakerFailures, base.BreakerCooldown = noneAsNegative(u.Retries), noneAsNegative(u.BreakerFailures), u.BreakerCooldown.Duration
 	return base
@@ -59,4 +62,46 @@ func noneAsNegative(n int) int {
 		return -1
 	}
 	return n
+}
+
+// Mirrored is an upstream that several hosts serve alike (push2,
+// push2his): requests go to base_url, and to FallbackURLs in turn while the
+// hosts before them fail, each failed host being passed over for
+// FailoverCooldown (longer while it keeps failing).
+type Mirrored struct {
+	Upstream
+	FallbackURLs     []string `toml:"fallback_urls"`
+	FailoverCooldown Duration `toml:"failover_cooldown"`
+}
+
+func (m Mirrored) validate(key string, c Config, bad func(key, format string, args ...any)) {
+	m.Upstream.validate(key, c, bad)
+	seen := map[string]bool{strings.TrimRight(m.BaseURL, "/"): true}
+	for _, s := range m.FallbackURLs {
+		if pu, err := url.Parse(s); err != nil || pu.Host == "" || (pu.Scheme != "http" && pu.Scheme != "https") {
+			bad(key+".fallback_urls", "want http(s) URLs, got %q", s)
+		} else if seen[strings.TrimRight(s, "/")] {
+			bad(key+".fallback_urls", "%s is listed twice (with base_url)", s)
+		}
+		seen[strings.TrimRight(s, "/")] = true
+	}
+	if len(m.FallbackURLs) > 0 && m.FailoverCooldown.Duration < time.Second {
+		bad(key+".failover_cooldown", "want at least 1s, got %s", m.FailoverCooldown.Duration)
+	}
+}
+
+// Source lays these settings over a client's defaults, alternates
+// included. The default alternates are the default host's: a base_url
+// moved elsewhere (a relay, a test server) while fallback_urls still says
+// what the client's defaults say drops them, so that mdqs never goes
+// around the relay, or from a test to the internet, on its own. To keep
+// alternates behind another base_url, list them, in another order or with
+// another host.
+func (m Mirrored) Source(base upstream.SourceConfig) upstream.SourceConfig {
+	s := m.Upstream.Source(base)
+	s.Fallbacks, s.FailoverCooldown = slices.Clone(m.FallbackURLs), m.FailoverCooldown.Duration
+	if m.BaseURL != base.BaseURL && slices.Equal(m.FallbackURLs, base.Fallbacks) {
+		s.Fallbacks = nil
+	}
+	return s
 }

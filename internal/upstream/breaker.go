@@ -147,9 +147,12 @@ func (b *breaker) fill(s *Status) {
 	}
 }
 
-// absorb folds the breaker figures of a second fetcher behind the same
-// source into s: the worse state shows, counts add up.
+// absorbBreaker folds the breaker and failover figures of a second fetcher
+// behind the same source into s: the worse state shows, counts add up; the
+// host stays the first fetcher's.
 func (s *Status) absorbBreaker(o Status) {
+	s.Failovers += o.Failovers
+	s.BanSigns += o.BanSigns
 	if o.Breaker == BreakerOpen || (o.Breaker == BreakerHalfOpen && s.Breaker == BreakerClosed) {
 		s.Breaker, s.BreakerOpenedAt, s.BreakerProbeAt = o.Breaker, o.BreakerOpenedAt, o.BreakerProbeAt
 	}

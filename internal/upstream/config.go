@@ -21,7 +21,9 @@ const DefaultUserAgent = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/
 
 // SourceConfig is what every upstream source is configured with. A zero
 // field takes the source's default (see DefaultConfig), except Proxy, where
-// "" means a direct connection.
+// "" means a direct connection, and Fallbacks, where nil means none: a
+// client pointed at a test server or a relay must never fail over to the
+// internet on its own; the configuration supplies the alternates.
 type SourceConfig struct {
 	BaseURL     string        // scheme://host[:port][/prefix]
 	Timeout     time.Duration // per attempt, body included
@@ -39,6 +41,13 @@ type SourceConfig struct {
 	// BreakerCooldown is how long it stays open before one probe call.
 	BreakerFailures int
 	BreakerCooldown time.Duration
+	// Fallbacks are base URLs serving the same paths, tried in order when
+	// BaseURL fails (hosts.go). They share BaseURL's rate limiter and
+	// the source's breaker. FailoverCooldown is how long a host that failed
+	// is passed over before it is probed again (doubling while it keeps
+	// failing, up to 8 times).
+	Fallbacks        []string
+	FailoverCooldown time.Duration
 }
 
 // Push2Config adds the clist paging and universe filters to SourceConfig. The
@@ -64,23 +73,22 @@ type Config struct {
 // bans are the first complaint of every client's users); AKTools, which
 // itself calls EastMoney several times per function, 1/s.
 func DefaultConfig() Config {
-	em := SourceConfig{
-		Timeout:     10 * time.Second,
-		Retries:     3,
-		BackoffBase: 500 * time.Millisecond,
-		BackoffMax:  8 * time.Second,
-		Rate:        2,
-		Burst:       2,
-		UserAgent:   DefaultUserAgent,
-		MaxBody:     32 << 20,
-
-		BreakerFailures: 5,
-		BreakerCooldown: 30 * time.Second,
-	}
+	em := eastMoneyDefaults()
 	p2 := em
 	p2.BaseURL = "https://push2.eastmoney.com"
+	// The alternates peers use for the same paths (eastmoney.md 1.1,
+	// eastmoney-part2.md section f): akshare asks 82.push2 for the A-share
+	// clist (stock_hist_em.py, HEAD 0e7db00 of 2026-08-21), and push2delay
+	// answered while push2 dropped connections (akshare issue #7230,
+	// 2026-04-25). push2delay is said to lag some 15 minutes, so it comes
+	// last; the rows' own f124 times say how old they are.
+	p2.Fallbacks = []string{"https://82.push2.eastmoney.com", "https://push2delay.eastmoney.com"}
 	his := em
 	his.BaseURL = "https://push2his.eastmoney.com"
+	// akshare asks 33.push2his and 63.push2his for stock K-lines
+	// (stock_hist_em.py, same HEAD), the numbered hosts being the same
+	// service under another name.
+	his.Fallbacks = []string{"https://33.push2his.eastmoney.com", "https://63.push2his.eastmoney.com"}
 	ak := em
 	ak.BaseURL = "http://127.0.0.1:8080"
 	// An AKTools call runs a whole akshare function (several EastMoney
@@ -101,6 +109,27 @@ func DefaultConfig() Config {
 		},
 		Push2His: his,
 		AKShare:  ak,
+	}
+}
+
+// eastMoneyDefaults are the politeness defaults of every EastMoney host,
+// without a base URL or alternates: the other EastMoney clients (hot rank,
+// news, reports) start from these, and must not inherit push2's hosts.
+func eastMoneyDefaults() SourceConfig {
+	return SourceConfig{
+		Timeout:     10 * time.Second,
+		Retries:     3,
+		BackoffBase: 500 * time.Millisecond,
+		BackoffMax:  8 * time.Second,
+		Rate:        2,
+		Burst:       2,
+		UserAgent:   DefaultUserAgent,
+		MaxBody:     32 << 20,
+
+		BreakerFailures: 5,
+		BreakerCooldown: 30 * time.Second,
+
+		FailoverCooldown: 10 * time.Minute,
 	}
 }
 
@@ -146,6 +175,9 @@ func (c SourceConfig) withDefaults(d SourceConfig) SourceConfig {
 	}
 	if c.BreakerCooldown <= 0 {
 		c.BreakerCooldown = d.BreakerCooldown
+	}
+	if c.FailoverCooldown <= 0 {
+		c.FailoverCooldown = d.FailoverCooldown
 	}
 	return c
 }

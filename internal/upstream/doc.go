@@ -9,7 +9,10 @@
 // All clients draw from one rate limiter per upstream host, held by a
 // Limiters registry the caller creates once and passes to every client.
 // Retries use exponential backoff with full jitter and wait for the limiter
-// too.
+// too. A source may list fallback hosts (push2, push2his): a request that
+// still fails on one host after its retries moves on to the next, which
+// keeps serving until the first's cool-down ends (hosts.go); all of a
+// source's hosts draw from its one limiter.
 //
 // Failures are *Error values with a Kind (errors.Is(err, KindSchema) works).
 // What is retried: transport errors, timeouts, 5xx, 429, truncated bodies.

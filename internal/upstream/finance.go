@@ -39,7 +39,7 @@ type FinanceConfig struct {
 // DefaultFinanceConfig: EastMoney's politeness defaults, 500 rows a page
 // (a period of ~5,400 stocks is 11 requests).
 func DefaultFinanceConfig() FinanceConfig {
-	c := FinanceConfig{SourceConfig: DefaultConfig().Push2.SourceConfig, PageSize: 500, Report: reportYJBB}
+	c := FinanceConfig{SourceConfig: eastMoneyDefaults(), PageSize: 500, Report: reportYJBB}
 	c.BaseURL = "https://datacenter-web.eastmoney.com"
 	return c
 }

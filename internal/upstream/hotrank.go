@@ -44,8 +44,7 @@ type HotRankConfig struct {
 // DefaultHotRankConfig: EastMoney's politeness defaults (2 requests/s per
 // host, shared through Limiters with the other push2 clients).
 func DefaultHotRankConfig() HotRankConfig {
-	em := DefaultConfig().Push2.SourceConfig
-	c := HotRankConfig{SourceConfig: em, Names: em, AppID: "appId01", GlobalID: "786e4c21-70dc-435a-93bb-38"}
+	c := HotRankConfig{SourceConfig: eastMoneyDefaults(), Names: DefaultConfig().Push2.SourceConfig, AppID: "appId01", GlobalID: "786e4c21-70dc-435a-93bb-38"}
 	c.BaseURL = "https://emappdata.eastmoney.com"
 	return c
 }

@@ -22,12 +22,13 @@ import (
 
 // fetcher is the machinery every client shares: one *http.Client per source
 // (own timeout, own proxy), browser-like headers, the host's shared rate
-// limiter, retries with exponential backoff and full jitter, and the
-// per-source Status.
+// limiter, retries with exponential backoff and full jitter, failover
+// across the source's hosts, and the per-source Status.
 type fetcher struct {
 	source string
 	cfg    SourceConfig
-	base   *url.URL
+	base   *url.URL // the first host's; errors that name no request's host use it
+	hosts  *hostList
 	client *http.Client
 	lim    *rate.Limiter
 	clock  market.Clock
@@ -58,10 +59,15 @@ func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Cl
 	if clock == nil {
 		clock = market.SystemClock{}
 	}
-	base, err := url.Parse(cfg.BaseURL)
-	if err != nil || base.Host == "" || (base.Scheme != "http" && base.Scheme != "https") {
-		return nil, fmt.Errorf("upstream %s: base URL must be http(s)://host[:port][/prefix]", source)
+	bases := make([]*url.URL, 0, 1+len(cfg.Fallbacks))
+	for _, s := range append([]string{cfg.BaseURL}, cfg.Fallbacks...) {
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("upstream %s: base and fallback URLs must be http(s)://host[:port][/prefix]", source)
+		}
+		bases = append(bases, u)
 	}
+	base := bases[0]
 	proxy, err := proxyFunc(cfg.Proxy)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", source, err)
@@ -81,7 +87,12 @@ func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Cl
 		source: source,
 		cfg:    cfg,
 		base:   base,
+		hosts:  newHostList(bases, cfg.FailoverCooldown),
 		client: &http.Client{Transport: tr, Timeout: cfg.Timeout},
+		// One limiter for all the source's hosts, keyed by the first: the
+		// numbered and delayed hosts are one operator's servers, whose bans
+		// are reported to cover them all (eastmoney-part2.md section f), so
+		// a failover must move our requests, not add to their rate.
 		lim:    lims.For(cmp.Or(cfg.RateGroup, base.Host), cfg.Rate, cfg.Burst),
 		clock:  clock,
 		status: newTracker(source),
@@ -119,12 +130,17 @@ func (f *fetcher) observe(start time.Time, errp *error) {
 	f.status.done(start, f.clock.Now(), *errp)
 }
 
-// snapshot is the source's Status with its breaker state.
+// snapshot is the source's Status with its breaker and host state.
 func (f *fetcher) snapshot() Status {
 	s := f.status.snapshot()
 	f.brk.fill(&s)
+	f.hosts.fill(&s)
 	return s
 }
+
+// suspectBan takes a caller's word that the last answer came from a host
+// that is banning us (see hostList.suspectBan).
+func (f *fetcher) suspectBan() { f.hosts.suspectBan(f.clock.Now()) }
 
 func (f *fetcher) noteDrift(c *check) {
 	if t := c.driftText(); t != "" {
@@ -136,23 +152,57 @@ func (f *fetcher) noteDrift(c *check) {
 // 2xx, non-HTML body to decode. Transport errors, timeouts, 5xx, 429 and
 // truncated bodies (including a decode that finds the JSON cut short) are
 // retried after a backoff; everything else is returned at once. Every
-// attempt, retries included, waits for the host's rate limiter. While the
-// source's circuit breaker is open, get fails at once with KindCircuitOpen.
+// attempt, retries included, waits for the source's rate limiter. A host
+// that still fails after its retries hands the request to the next host
+// (hostList). While the source's circuit breaker is open, get fails at
+// once with KindCircuitOpen.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
-	u := *f.base
-	u.Path = f.fullPath(req.path)
-	u.RawPath = ""
-	u.RawQuery = req.query.Encode()
 	if e := f.brk.allow(f.clock.Now()); e != nil {
-		e.Source, e.Path = f.source, u.Path
+		e.Source, e.Path = f.source, f.fullPath(req.path)
 		return e
 	}
-	err := f.attempts(ctx, u.String(), u.Path, req, decode)
+	err := f.failover(ctx, req, decode)
 	f.brk.record(f.clock.Now(), err)
 	return err
 }
 
-func (f *fetcher) attempts(ctx context.Context, target, path string, req request, decode func(body []byte) error) error {
+// failover tries req on the hosts of the plan in turn until one answers or
+// fails in a way another host would not mend.
+func (f *fetcher) failover(ctx context.Context, req request, decode func(body []byte) error) error {
+	plan := f.hosts.plan(f.clock.Now())
+	sent := 0
+	for n := 0; ; n++ {
+		i, more := plan[n], n < len(plan)-1
+		retries := f.cfg.Retries
+		if more && f.hosts.probing(i) {
+			retries = 0
+		}
+		u := *f.hosts.base(i)
+		u.Path = strings.TrimRight(u.Path, "/") + req.path
+		u.RawPath = ""
+		u.RawQuery = req.query.Encode()
+		err := f.attempts(ctx, u.String(), u.Path, req, decode, retries, more)
+		if err == nil {
+			f.hosts.answered(i)
+			return nil
+		}
+		e := asError(err)
+		sent += e.Attempts
+		e.Attempts = sent
+		if !hostFailure(e) {
+			return e
+		}
+		f.hosts.failed(i, f.clock.Now(), banSign(e))
+		if !more {
+			return e
+		}
+		f.hosts.movedOn()
+	}
+}
+
+// attempts sends req to one host, retrying up to retries times; more says
+// another host is left, so a ban sign ends the retries at once.
+func (f *fetcher) attempts(ctx context.Context, target, path string, req request, decode func(body []byte) error, retries int, more bool) error {
 	for attempt := 1; ; attempt++ {
 		err := f.wait(ctx)
 		if err == nil {
@@ -167,7 +217,7 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 		}
 		e := asError(err)
 		e.Source, e.Path, e.Attempts = f.source, path, attempt
-		if !e.retryable() || attempt > f.cfg.Retries {
+		if !e.retryable() || attempt > retries || more && banSign(e) {
 			return e
 		}
 		if err := f.sleep(ctx, f.backoff(attempt, e)); err != nil {
@@ -177,7 +227,7 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 	}
 }
 
-// fullPath is the request path under the base URL's prefix.
+// fullPath is the request path under the first base URL's prefix.
 func (f *fetcher) fullPath(p string) string {
 	return strings.TrimRight(f.base.Path, "/") + p
 }
@@ -190,7 +240,7 @@ func asError(err error) *Error {
 	return &Error{Kind: KindMalformed, Err: err}
 }
 
-// wait takes a token from the host's limiter, reading time from the clock
+// wait takes a token from the source's limiter, reading time from the clock
 // so tests can drive the limiter without wall-clock sleeps.
 func (f *fetcher) wait(ctx context.Context) error {
 	now := f.clock.Now()

@@ -61,7 +61,7 @@ type NewsConfig struct {
 // DefaultNewsConfig: EastMoney's politeness defaults for every host; CLS
 // gets 1 request/s, its pages being large and its feed slow.
 func DefaultNewsConfig() NewsConfig {
-	em := DefaultConfig().Push2.SourceConfig
+	em := eastMoneyDefaults()
 	c := NewsConfig{EastMoney: em, Notices: em, CLS: em, FastColumn: "102"}
 	c.EastMoney.BaseURL = "https://np-weblist.eastmoney.com"
 	c.Notices.BaseURL = "https://np-anotice-stock.eastmoney.com"

@@ -45,6 +45,12 @@ func NewPush2(cfg Push2Config, lims *Limiters, clock market.Clock) (*Push2, erro
 
 func (c *Push2) Status() Status { return c.f.snapshot() }
 
+// SuspectBan tells the client that its last answer looks like a ban, which
+// only the caller can see (an empty list where rows always come): that
+// host cools down twice as long as after a failure, and the next request
+// goes to the next host (see docs/operations.md, failover).
+func (c *Push2) SuspectBan() { c.f.suspectBan() }
+
 // Sectors is the snapshot of all industry or concept boards.
 //
 // Required per row: f12 code and f14 name (non-empty), f3 pct and f62 main

@@ -40,6 +40,12 @@ func NewPush2His(cfg SourceConfig, lims *Limiters, clock market.Clock) (*Push2Hi
 
 func (c *Push2His) Status() Status { return c.f.snapshot() }
 
+// SuspectBan tells the client that its last answer looks like a ban, which
+// only the caller can see (no bars for a code that had them): that host
+// cools down twice as long as after a failure, and the next request goes
+// to the next host (see docs/operations.md, failover).
+func (c *Push2His) SuspectBan() { c.f.suspectBan() }
+
 // secid is EastMoney's "<market>.<code>": 1 for Shanghai, 0 for Shenzhen
 // and Beijing alike.
 func secid(code market.Code) (string, error) {

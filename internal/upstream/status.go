@@ -42,6 +42,14 @@ type Status struct {
 	BreakerProbeAt  time.Time    `json:"breaker_probe_at,omitzero"`
 	BreakerTrips    int64        `json:"breaker_trips"`
 	Rejected        int64        `json:"rejected"`
+	// Host is the host (host[:port]) that last answered, or was last
+	// tried: the one in use when a source has fallbacks. Failovers counts
+	// requests that moved on to the next host after a failure, and the
+	// bans callers reported; BanSigns the failures that looked like a ban
+	// (a reset or dropped connection, an HTML page) and those reports.
+	Host      string `json:"host,omitempty"`
+	Failovers int64  `json:"failovers"`
+	BanSigns  int64  `json:"ban_signs"`
 	// FailuresByKind splits Failures by error kind.
 	FailuresByKind map[Kind]int64 `json:"failures_by_kind,omitempty"`
 	// Latency is every counted call's duration, for /metrics: the live
