@@ -211,6 +211,12 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 		pending = pending[:0]
 		return err
 	}
+	watch := &banWatch{}
+	if len(days) > 0 {
+		if watch.traded, err = s.tradedBefore(ctx, days[0]); err != nil {
+			return rep, err
+		}
+	}
 	for i, code := range codes {
 		var entries []db.ArchiveEntry
 		if days := owedOld[code]; len(days) > 0 {
@@ -234,7 +240,12 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 				entries = append(entries, e...)
 			}
 		}
-		pending = append(pending, entries...)
+		record, banned, dropped := watch.see(code, entries)
+		if banned {
+			rep.Gaps -= dropped
+			return rep, errors.Join(s.banned(watch, code), flush())
+		}
+		pending = append(pending, record...)
 		if len(pending) >= s.cfg.Batch {
 			if err := flush(); err != nil {
 				return rep, err
@@ -244,6 +255,7 @@ func (s *Service) Run(ctx context.Context, req Request) (Report, error) {
 			req.Progress(i+1, len(codes), rep.Bars)
 		}
 	}
+	pending = append(pending, watch.held...) // a streak shorter than a ban at the end: gaps after all
 	return rep, flush()
 }
 

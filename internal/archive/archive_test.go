@@ -41,6 +41,7 @@ type rig struct {
 type source struct {
 	dm    *demo.Market
 	calls atomic.Int64
+	bans  atomic.Int64 // SuspectBan calls
 	// fail, when set, answers instead of the demo for a code (nil: the demo).
 	fail func(code market.Code, n int64) ([]market.Bar, error)
 }
@@ -54,6 +55,8 @@ func (s *source) Trends(ctx context.Context, code market.Code, ndays int) ([]mar
 	}
 	return s.dm.Trends(ctx, code, ndays)
 }
+
+func (s *source) SuspectBan() { s.bans.Add(1) }
 
 func newRig(t *testing.T, rate float64) *rig { return newRigWith(t, rate, 0) }
 
@@ -579,5 +582,51 @@ func TestQualityComparesTwoSources(t *testing.T) {
 	}
 	if _, err := r.arc.Quality(ctx, 20260102); err == nil {
 		t.Fatal("a day never recorded has a quality")
+	}
+}
+
+// A source that starts answering nothing for codes that traded the
+// session before is banning us: after three such codes in a row the run
+// stops with an outage, records no gap for them, and tells the source
+// (which cools the host down); once the ban lifts, the next run archives
+// them all, without a gap.
+func TestArchiveBacksOffABan(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, 0)
+	if _, err := r.arc.Run(ctx, archive.Request{Day: 20261126}); err != nil {
+		t.Fatal(err)
+	}
+	calls := r.src.calls.Load()
+	r.src.fail = func(code market.Code, n int64) ([]market.Bar, error) {
+		if n > calls+5 {
+			return nil, &upstream.Error{Kind: upstream.KindEmpty, Detail: "no trend points"}
+		}
+		return nil, nil
+	}
+	rep, err := r.arc.Run(ctx, archive.Request{Day: 20261127})
+	if market.KindOf(err) != market.KindUnavailable || !strings.Contains(err.Error(), "ban") || r.src.bans.Load() != 1 {
+		t.Fatalf("during the ban: %v (%d reports)", err, r.src.bans.Load())
+	}
+	recs, _ := r.store.ArchiveDays(ctx, 20261127)
+	for _, a := range recs {
+		if a.Status == db.ArchiveGap {
+			t.Fatalf("a gap recorded during the ban: %+v", a)
+		}
+	}
+	if len(recs) != 5 || rep.Gaps != 0 {
+		t.Fatalf("%d codes recorded before the ban (want the 5 that answered), %d gaps counted", len(recs), rep.Gaps)
+	}
+	r.src.fail = nil
+	if _, err := r.arc.Run(ctx, archive.Request{Day: 20261127}); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = r.store.ArchiveDays(ctx, 20261127)
+	for _, a := range recs {
+		if a.Status == db.ArchiveGap {
+			t.Fatalf("a gap after the ban: %+v", a)
+		}
+	}
+	if len(recs) != len(r.listed(t, 20261127)) {
+		t.Fatalf("%d codes recorded after the ban, %d listed", len(recs), len(r.listed(t, 20261127)))
 	}
 }
