@@ -29,17 +29,25 @@ type archiveStatus struct {
 	BytesPerBar *float64 `json:"bytes_per_bar"`
 }
 
-// The archive's status says what is due before a run and what it holds
-// after: five days of the whole demo market, each day's counts, the bars
-// and what they weigh on disk.
-func TestArchiveStatus(t *testing.T) {
+// afterTheClose is a harness on Monday 2026-11-23 after the close, its
+// security master recorded (the demo's history back-filled), and a market
+// client's token.
+func afterTheClose(t *testing.T) (*harness, string) {
+	t.Helper()
 	h := newHarness(t, withSecurityHistory(10))
 	h.clock.Set(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
 	if err := h.api.Securities.Record(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	h.addClient("m", "secret-m", clientOpts{scopes: "market"})
-	tok := h.token("m", "secret-m")
+	return h, h.token("m", "secret-m")
+}
+
+// The archive's status says what is due before a run and what it holds
+// after: five days of the whole demo market, each day's counts, the bars
+// and what they weigh on disk.
+func TestArchiveStatus(t *testing.T) {
+	h, tok := afterTheClose(t)
 	status := func() archiveStatus {
 		t.Helper()
 		r := h.signed(http.MethodGet, "/v1/api/archive/status", tok, nil)
@@ -78,13 +86,7 @@ func TestArchiveStatus(t *testing.T) {
 // their rates; a day the security master never recorded is 404; a bad
 // date is 400.
 func TestQualityEndpoint(t *testing.T) {
-	h := newHarness(t, withSecurityHistory(10))
-	h.clock.Set(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
-	if err := h.api.Securities.Record(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h.addClient("m", "secret-m", clientOpts{scopes: "market"})
-	tok := h.token("m", "secret-m")
+	h, tok := afterTheClose(t)
 	if _, err := h.api.Archive.Run(context.Background(), archive.Request{Day: 20261123}); err != nil {
 		t.Fatal(err)
 	}

@@ -407,16 +407,8 @@ func (s *Service) fetch(ctx context.Context, code market.Code, days []market.Day
 			continue
 		}
 		rec.Freq, rec.Bars, rec.OpensGiven = 1, len(min1), d == newest
-		problem, err := s.check(ctx, code, d, min1, 240)
-		if err != nil {
+		if err := s.judge(ctx, &rec, min1, 240, rep); err != nil {
 			return nil, err
-		}
-		rec.Status, rec.Reason = db.ArchiveArchived, problem
-		if problem != "" && problem != notChecked {
-			rec.Status = db.ArchiveFlagged
-			rep.Flagged++
-		} else {
-			rep.Archived++
 		}
 		rep.Bars += len(min1)
 		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(code, d, min1, cov)})

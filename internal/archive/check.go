@@ -70,3 +70,21 @@ func relative(got, want float64) float64 {
 	}
 	return math.Abs(got-want) / math.Abs(want)
 }
+
+// judge checks a kept day's bars (want of them) and sets rec's status and
+// reason from the outcome, counting it in rep: flagged when a check
+// failed, archived when it passed or could not be made.
+func (s *Service) judge(ctx context.Context, rec *db.ArchiveDay, bars []market.Bar, want int, rep *Report) error {
+	problem, err := s.check(ctx, rec.Code, rec.Day, bars, want)
+	if err != nil {
+		return err
+	}
+	rec.Status, rec.Reason = db.ArchiveArchived, problem
+	if problem != "" && problem != notChecked {
+		rec.Status = db.ArchiveFlagged
+		rep.Flagged++
+	} else {
+		rep.Archived++
+	}
+	return nil
+}

@@ -32,17 +32,9 @@ func (s *Service) held(ctx context.Context, code market.Code, days []market.Day,
 			rest = append(rest, d)
 			continue
 		}
-		problem, err := s.check(ctx, code, d, day.Bars, 240)
-		if err != nil {
+		rec := db.ArchiveDay{Day: d, Code: code, Freq: 1, Bars: 240, OpensGiven: true, Source: day.Source, At: now}
+		if err := s.judge(ctx, &rec, day.Bars, 240, rep); err != nil {
 			return nil, nil, err
-		}
-		rec := db.ArchiveDay{Day: d, Code: code, Status: db.ArchiveArchived, Freq: 1, Bars: 240, OpensGiven: true,
-			Source: day.Source, Reason: problem, At: now}
-		if problem != "" && problem != notChecked {
-			rec.Status = db.ArchiveFlagged
-			rep.Flagged++
-		} else {
-			rep.Archived++
 		}
 		rep.Held++
 		out = append(out, db.ArchiveEntry{Day: rec})

@@ -74,16 +74,8 @@ func (s *Service) fetchFive(ctx context.Context, code market.Code, days []market
 			continue
 		}
 		rec.Freq, rec.Bars, rec.OpensGiven = 5, len(five), true
-		problem, err := s.check(ctx, code, d, five, 48)
-		if err != nil {
+		if err := s.judge(ctx, &rec, five, 48, rep); err != nil {
 			return nil, err
-		}
-		rec.Status, rec.Reason = db.ArchiveArchived, problem
-		if problem != "" && problem != notChecked {
-			rec.Status = db.ArchiveFlagged
-			rep.Flagged++
-		} else {
-			rep.Archived++
 		}
 		rec.Reason = fiveReason(rec.Reason)
 		c := cov[market.Min5]
