@@ -143,7 +143,7 @@ func Open(ctx context.Context, target string, opt Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	s := &Store{path: path, w: w, busy: opt.BusyTimeout}
-	if err := w.PingContext(ctx); err != nil {
+	if err := pingWaiting(ctx, w, opt.BusyTimeout); err != nil {
 		w.Close()
 		if isBusy(err) {
 			// Not even a read: the holder has the file to itself
@@ -257,4 +257,25 @@ func (s *Store) writeTxn(ctx context.Context, fn func(t *txn) error) error {
 		return classify(err, "commit")
 	}
 	return nil
+}
+
+// pingWaiting opens the writer's first connection, waiting up to busy
+// while another process holds the file: its pragmas (journal_mode=WAL on a
+// new file above all) take a lock SQLite does not wait for through
+// busy_timeout, so instances started together on a new store would
+// otherwise refuse to start (TestConcurrentOpensMigrateOnce saw it under
+// -race).
+func pingWaiting(ctx context.Context, w *sql.DB, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := w.PingContext(ctx)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
