@@ -13,12 +13,22 @@ import (
 // page of a cross-section.
 const maxCrossSectionPage = 10_000
 
-type dailyItem struct {
-	Code         string   `json:"code"`
-	Name         string   `json:"name"`
-	Type         string   `json:"type"`
-	ST           *string  `json:"st"`
-	Suspended    bool     `json:"suspended"`
+// listedItem is who a security was on the day of a cross-section.
+type listedItem struct {
+	Code      string  `json:"code"`
+	Name      string  `json:"name"`
+	Type      string  `json:"type"`
+	ST        *string `json:"st"`
+	Suspended bool    `json:"suspended"`
+}
+
+func whoOf(sec secmaster.Security) listedItem {
+	return listedItem{Code: sec.Code.String(), Name: sec.Name, Type: string(sec.Type), ST: optional(sec.ST), Suspended: sec.Suspended}
+}
+
+// barItem is a cross-section's bar, nulls where the security has none,
+// with the move from the close before it (prev, NaN when none).
+type barItem struct {
 	Open         *float64 `json:"open"`
 	High         *float64 `json:"high"`
 	Low          *float64 `json:"low"`
@@ -28,6 +38,34 @@ type dailyItem struct {
 	Volume       *int64   `json:"volume"`
 	Amount       *float64 `json:"amount"`
 	TurnoverRate *float64 `json:"turnover_rate"`
+}
+
+func barOf(b market.Bar, has bool, prev float64) barItem {
+	it := barItem{PrevClose: orNull(prev)}
+	if has {
+		vol := b.Volume
+		it.Open, it.High, it.Low, it.Close = orNull(b.Open), orNull(b.High), orNull(b.Low), orNull(b.Close)
+		it.Volume, it.Amount, it.TurnoverRate = &vol, orNull(b.Amount), orNull(b.TurnoverRate)
+		if prev > 0 {
+			it.Pct = orNull(round4((b.Close/prev - 1) * 100))
+		}
+	}
+	return it
+}
+
+type dailyItem struct {
+	listedItem
+	barItem
+}
+
+// crossSectionPage is what both cross-sections take after their day (and
+// minute): codes, type, page and page size.
+func crossSectionPage(q *query) (codes []market.Code, f secmaster.Filter, page, size int) {
+	codes = q.codesUpTo(maxCrossSectionPage, "codes")
+	f.Type = market.SecurityType(q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "preferred", "abs", "other"))
+	page = q.intIn("page", 1, 1, 1_000_000)
+	size = q.intIn("page_size", 1000, 1, maxCrossSectionPage)
+	return codes, f, page, size
 }
 
 // handleBarsDaily is GET /v1/api/bars/daily: every security listed on a
@@ -41,11 +79,7 @@ func (s *Server) handleBarsDaily(w http.ResponseWriter, r *http.Request) error {
 	if !given && q.Err() == nil {
 		q.fail("", "date is required: the trading day of the cross-section, YYYY-MM-DD")
 	}
-	codes := q.codesUpTo(maxCrossSectionPage, "codes")
-	var f secmaster.Filter
-	f.Type = market.SecurityType(q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "preferred", "abs", "other"))
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", 1000, 1, maxCrossSectionPage)
+	codes, f, page, size := crossSectionPage(q)
 	if err := q.Err(); err != nil {
 		return err
 	}
@@ -55,38 +89,16 @@ func (s *Server) handleBarsDaily(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]dailyItem, len(shown))
 	for i, d := range shown {
-		it := dailyItem{Code: d.Code.String(), Name: d.Name, Type: string(d.Type), ST: optional(d.ST), Suspended: d.Suspended,
-			PrevClose: orNull(d.PrevClose)}
-		if b := d.Bar; d.HasBar() {
-			vol := b.Volume
-			it.Open, it.High, it.Low, it.Close = orNull(b.Open), orNull(b.High), orNull(b.Low), orNull(b.Close)
-			it.Volume, it.Amount, it.TurnoverRate = &vol, orNull(b.Amount), orNull(b.TurnoverRate)
-			if d.PrevClose > 0 {
-				it.Pct = orNull(round4((b.Close/d.PrevClose - 1) * 100))
-			}
-		}
-		items[i] = it
+		items[i] = dailyItem{whoOf(d.Security), barOf(d.Bar, d.HasBar(), d.PrevClose)}
 	}
 	return ok(w, map[string]any{"date": day.String(), "total": total, "page": page, "page_size": size, "items": items,
 		"recorded": recordedOf(rec), "source": s.sourceLabel("store"), "universe_source": s.sourceLabel(rec.Source)})
 }
 
 type minuteItem struct {
-	Code         string   `json:"code"`
-	Name         string   `json:"name"`
-	Type         string   `json:"type"`
-	ST           *string  `json:"st"`
-	Suspended    bool     `json:"suspended"`
-	Time         *string  `json:"time"`
-	Open         *float64 `json:"open"`
-	High         *float64 `json:"high"`
-	Low          *float64 `json:"low"`
-	Close        *float64 `json:"close"`
-	PrevClose    *float64 `json:"prev_close"`
-	Pct          *float64 `json:"pct"`
-	Volume       *int64   `json:"volume"`
-	Amount       *float64 `json:"amount"`
-	TurnoverRate *float64 `json:"turnover_rate"`
+	listedItem
+	Time *string `json:"time"`
+	barItem
 }
 
 // handleBarsMinute is GET /v1/api/bars/minute: every security listed on a
@@ -107,11 +119,7 @@ func (s *Server) handleBarsMinute(w http.ResponseWriter, r *http.Request) error 
 	case given && !crosssection.IsBarMinute(at):
 		q.fail("", "time %v has no 1-minute bar: bars end at %s", at, crosssection.BarMinutes)
 	}
-	codes := q.codesUpTo(maxCrossSectionPage, "codes")
-	var f secmaster.Filter
-	f.Type = market.SecurityType(q.oneOf("type", "", "", "stock", "index", "fund", "bond", "b_share", "repo", "preferred", "abs", "other"))
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", 1000, 1, maxCrossSectionPage)
+	codes, f, page, size := crossSectionPage(q)
 	if err := q.Err(); err != nil {
 		return err
 	}
@@ -121,16 +129,10 @@ func (s *Server) handleBarsMinute(w http.ResponseWriter, r *http.Request) error 
 	}
 	items := make([]minuteItem, len(shown))
 	for i, m := range shown {
-		it := minuteItem{Code: m.Code.String(), Name: m.Name, Type: string(m.Type), ST: optional(m.ST), Suspended: m.Suspended,
-			PrevClose: orNull(m.PrevClose)}
-		if b := m.Bar; m.HasBar() {
-			vol, ts := b.Volume, market.FormatTime(time.Unix(b.TS, 0))
+		it := minuteItem{listedItem: whoOf(m.Security), barItem: barOf(m.Bar, m.HasBar(), m.PrevClose)}
+		if m.HasBar() {
+			ts := market.FormatTime(time.Unix(m.Bar.TS, 0))
 			it.Time = &ts
-			it.Open, it.High, it.Low, it.Close = orNull(b.Open), orNull(b.High), orNull(b.Low), orNull(b.Close)
-			it.Volume, it.Amount, it.TurnoverRate = &vol, orNull(b.Amount), orNull(b.TurnoverRate)
-			if m.PrevClose > 0 {
-				it.Pct = orNull(round4((b.Close/m.PrevClose - 1) * 100))
-			}
 		}
 		items[i] = it
 	}
