@@ -241,17 +241,17 @@ func TestUpstreamSourceTranslatesZeroAsNone(t *testing.T) {
 func TestMirroredSourceCarriesAlternates(t *testing.T) {
 	def := upstream.DefaultConfig().Push2His
 	m := Default().Sources.Push2His
-	if got := m.Source(def); !slices.Equal(got.Fallbacks, def.Fallbacks) || len(got.Fallbacks) == 0 || got.FailoverCooldown != 10*time.Minute {
-		t.Errorf("defaults: fallbacks %v, cool-down %v", got.Fallbacks, got.FailoverCooldown)
+	if got := m.Source(def); !slices.Equal(got.Hosts()[1:], def.Fallbacks) || len(got.Fallbacks) == 0 || got.FailoverCooldown != 10*time.Minute {
+		t.Errorf("defaults: hosts %v, cool-down %v", got.Hosts(), got.FailoverCooldown)
 	}
 	moved := m
 	moved.BaseURL = "http://127.0.0.1:9"
-	if got := moved.Source(def); got.Fallbacks != nil {
-		t.Errorf("base_url moved, fallbacks left at the default: %v, want none", got.Fallbacks)
+	if got := moved.Source(def); !slices.Equal(got.Hosts(), []string{"http://127.0.0.1:9"}) {
+		t.Errorf("base_url moved, fallbacks left at the default: hosts %v, want base_url alone", got.Hosts())
 	}
 	moved.FallbackURLs = []string{"http://127.0.0.1:10"}
-	if got := moved.Source(def); !slices.Equal(got.Fallbacks, []string{"http://127.0.0.1:10"}) {
-		t.Errorf("fallbacks given with a moved base_url: %v", got.Fallbacks)
+	if got := moved.Source(def); !slices.Equal(got.Hosts(), []string{"http://127.0.0.1:9", "http://127.0.0.1:10"}) {
+		t.Errorf("fallbacks given with a moved base_url: hosts %v", got.Hosts())
 	}
 	m.FallbackURLs = []string{}
 	if got := m.Source(def); len(got.Fallbacks) != 0 {

@@ -91,17 +91,11 @@ func (m Mirrored) validate(key string, c Config, bad func(key, format string, ar
 }
 
 // Source lays these settings over a client's defaults, alternates
-// included. The default alternates are the default host's: a base_url
-// moved elsewhere (a relay, a test server) while fallback_urls still says
-// what the client's defaults say drops them, so that mdqs never goes
-// around the relay, or from a test to the internet, on its own. To keep
-// alternates behind another base_url, list them, in another order or with
-// another host.
+// included. The default alternates stay the default host's: a base_url
+// moved elsewhere while fallback_urls still says what the defaults say
+// asks base_url alone (upstream.SourceConfig.Hosts).
 func (m Mirrored) Source(base upstream.SourceConfig) upstream.SourceConfig {
 	s := m.Upstream.Source(base)
 	s.Fallbacks, s.FailoverCooldown = slices.Clone(m.FallbackURLs), m.FailoverCooldown.Duration
-	if m.BaseURL != base.BaseURL && slices.Equal(m.FallbackURLs, base.Fallbacks) {
-		s.Fallbacks = nil
-	}
 	return s
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -50,6 +52,33 @@ type SourceConfig struct {
 	FailoverCooldown time.Duration
 }
 
+// alternatesOf is the alternates DefaultConfig gives a default host.
+func alternatesOf(base string) []string {
+	switch base {
+	case "https://push2.eastmoney.com":
+		return []string{"https://82.push2.eastmoney.com", "https://push2delay.eastmoney.com"}
+	case "https://push2his.eastmoney.com":
+		return []string{"https://33.push2his.eastmoney.com", "https://63.push2his.eastmoney.com"}
+	}
+	return nil
+}
+
+// Hosts is the base URLs a client asks, in order: BaseURL, then
+// Fallbacks. The default alternates belong to the default host: while
+// Fallbacks are still some default host's alternates and BaseURL has moved
+// (a relay, a test server), it is BaseURL alone, so that defaults nobody
+// chose never send a request around a relay, or from a test to the
+// internet. To keep those alternates behind another BaseURL, list them in
+// another order.
+func (s SourceConfig) Hosts() []string {
+	for _, def := range []string{"https://push2.eastmoney.com", "https://push2his.eastmoney.com"} {
+		if slices.Equal(s.Fallbacks, alternatesOf(def)) && strings.TrimRight(s.BaseURL, "/") != def {
+			return []string{s.BaseURL}
+		}
+	}
+	return append([]string{s.BaseURL}, s.Fallbacks...)
+}
+
 // Push2Config adds the clist paging and universe filters to SourceConfig. The
 // fs values are configurable because EastMoney reshuffles its board
 // taxonomies (see eastmoney.md section 8).
@@ -82,13 +111,13 @@ func DefaultConfig() Config {
 	// answered while push2 dropped connections (akshare issue #7230,
 	// 2026-04-25). push2delay is said to lag some 15 minutes, so it comes
 	// last; the rows' own f124 times say how old they are.
-	p2.Fallbacks = []string{"https://82.push2.eastmoney.com", "https://push2delay.eastmoney.com"}
+	p2.Fallbacks = alternatesOf(p2.BaseURL)
 	his := em
 	his.BaseURL = "https://push2his.eastmoney.com"
 	// akshare asks 33.push2his and 63.push2his for stock K-lines
 	// (stock_hist_em.py, same HEAD), the numbered hosts being the same
 	// service under another name.
-	his.Fallbacks = []string{"https://33.push2his.eastmoney.com", "https://63.push2his.eastmoney.com"}
+	his.Fallbacks = alternatesOf(his.BaseURL)
 	ak := em
 	ak.BaseURL = "http://127.0.0.1:8080"
 	// An AKTools call runs a whole akshare function (several EastMoney

@@ -372,6 +372,36 @@ func TestFallbacksNotDefaulted(t *testing.T) {
 	}
 }
 
+// A client made from DefaultConfig and pointed at a test server or a
+// relay keeps that one host: the default alternates are EastMoney's, and
+// going to them would take a test to the internet (the API harness did, and
+// its metrics test failed whenever the sibling family's call went there).
+func TestDefaultAlternatesStayWithTheDefaultHost(t *testing.T) {
+	for _, cfg := range []SourceConfig{DefaultConfig().Push2.SourceConfig, DefaultConfig().Push2His} {
+		if got := cfg.Hosts(); len(got) != 3 || got[0] != cfg.BaseURL {
+			t.Errorf("%s: hosts %v, want it and its two alternates", cfg.BaseURL, got)
+		}
+		def := cfg.BaseURL
+		cfg.BaseURL = "http://127.0.0.1:9"
+		c, err := NewPush2His(cfg, NewLimiters(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(c.f.hosts.hosts); n != 1 {
+			t.Errorf("%s moved to a test server: %d hosts, want 1", def, n)
+		}
+		cfg.BaseURL = def + "/"
+		if got := cfg.Hosts(); len(got) != 3 {
+			t.Errorf("%s with a trailing slash lost its alternates: %v", def, got)
+		}
+		cfg.BaseURL = "http://relay:8080"
+		cfg.Fallbacks = []string{cfg.Fallbacks[1], cfg.Fallbacks[0]}
+		if got := cfg.Hosts(); len(got) != 3 {
+			t.Errorf("alternates listed on purpose behind a relay were dropped: %v", got)
+		}
+	}
+}
+
 func TestBanSign(t *testing.T) {
 	for _, tc := range []struct {
 		name string

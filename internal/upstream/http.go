@@ -59,8 +59,8 @@ func newFetcher(source string, cfg SourceConfig, lims *Limiters, clock market.Cl
 	if clock == nil {
 		clock = market.SystemClock{}
 	}
-	bases := make([]*url.URL, 0, 1+len(cfg.Fallbacks))
-	for _, s := range append([]string{cfg.BaseURL}, cfg.Fallbacks...) {
+	var bases []*url.URL
+	for _, s := range cfg.Hosts() {
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return nil, fmt.Errorf("upstream %s: base and fallback URLs must be http(s)://host[:port][/prefix]", source)
