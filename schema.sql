@@ -634,3 +634,10 @@ CREATE TABLE archive_days (
 -- whole market.
 DROP INDEX minute_days_day;
 CREATE INDEX minute_days_day ON minute_days(day, freq, bars);
+
+-- version 23
+-- Where an archive record came from: '' for this install's own archive
+-- job, else the other archive `mdqs archive merge -from` filled the day
+-- from (a file, or a server's URL without its password). source still
+-- names the upstream the bars first came from.
+ALTER TABLE archive_days ADD COLUMN origin TEXT NOT NULL DEFAULT '';

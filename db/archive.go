@@ -22,10 +22,11 @@ type ArchiveDay struct {
 	Status     string
 	Freq       int // 1, 5 (5-minute only) or 0 (a gap)
 	Bars       int
-	OpensGiven bool // false: the opens were derived, not given by the source
-	Source     string
+	OpensGiven bool   // false: the opens were derived, not given by the source
+	Source     string // the upstream the bars came from
 	Reason     string
 	At         time.Time
+	Origin     string // "": this install's archive job; else the archive a merge took the day from
 }
 
 // ArchiveEntry is a day's record with the bars it keeps (none for a gap).
@@ -46,9 +47,10 @@ func (s *Store) PutArchive(ctx context.Context, entries []ArchiveEntry) error {
 		if _, err := ingestBatches(ctx, t, batches); err != nil {
 			return err
 		}
-		st, err := t.PrepareContext(ctx, `INSERT INTO archive_days(day, code, status, freq, bars, opens, source, reason, checked_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(day, code) DO UPDATE SET status = excluded.status, freq = excluded.freq,
-			bars = excluded.bars, opens = excluded.opens, source = excluded.source, reason = excluded.reason, checked_at = excluded.checked_at`)
+		st, err := t.PrepareContext(ctx, `INSERT INTO archive_days(day, code, status, freq, bars, opens, source, reason, checked_at, origin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(day, code) DO UPDATE SET status = excluded.status, freq = excluded.freq,
+			bars = excluded.bars, opens = excluded.opens, source = excluded.source, reason = excluded.reason, checked_at = excluded.checked_at,
+			origin = excluded.origin`)
 		if err != nil {
 			return classify(err, "store archive days")
 		}
@@ -56,7 +58,7 @@ func (s *Store) PutArchive(ctx context.Context, entries []ArchiveEntry) error {
 		for _, e := range entries {
 			d := e.Day
 			if _, err := st.ExecContext(ctx, int(d.Day), d.Code.String(), d.Status, d.Freq, d.Bars, boolInt(d.OpensGiven),
-				d.Source, d.Reason, d.At.UnixMilli()); err != nil {
+				d.Source, d.Reason, d.At.UnixMilli(), d.Origin); err != nil {
 				return classify(err, "store archive days")
 			}
 		}
@@ -73,7 +75,7 @@ func boolInt(b bool) int {
 
 // ArchiveDays are the records of day, in code order.
 func (s *Store) ArchiveDays(ctx context.Context, day market.Day) ([]ArchiveDay, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT code, status, freq, bars, opens, source, reason, checked_at FROM archive_days
+	rows, err := s.r.QueryContext(ctx, `SELECT code, status, freq, bars, opens, source, reason, checked_at, origin FROM archive_days
 		WHERE day = ? ORDER BY code`, int(day))
 	if err != nil {
 		return nil, classify(err, "read archive days")
@@ -85,7 +87,7 @@ func (s *Store) ArchiveDays(ctx context.Context, day market.Day) ([]ArchiveDay, 
 		var code string
 		var opens int
 		var at int64
-		if err := rows.Scan(&code, &d.Status, &d.Freq, &d.Bars, &opens, &d.Source, &d.Reason, &at); err != nil {
+		if err := rows.Scan(&code, &d.Status, &d.Freq, &d.Bars, &opens, &d.Source, &d.Reason, &at, &d.Origin); err != nil {
 			return nil, classify(err, "read archive days")
 		}
 		if d.Code, err = market.ParseCode(code); err != nil {
@@ -104,13 +106,15 @@ type ArchiveSummary struct {
 	Bars                    int64
 	DerivedOpens            int // codes whose opens the source did not give
 	FiveMinuteOnly          int
+	Merged                  int // code-days a merge filled from another archive
 }
 
 // ArchiveSummaries count every day the archive dealt with, oldest first.
 func (s *Store) ArchiveSummaries(ctx context.Context) ([]ArchiveSummary, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT day, sum(CASE WHEN status = 'archived' THEN 1 ELSE 0 END),
 		sum(CASE WHEN status = 'flagged' THEN 1 ELSE 0 END), sum(CASE WHEN status = 'gap' THEN 1 ELSE 0 END), sum(bars),
-		sum(CASE WHEN status <> 'gap' AND opens = 0 THEN 1 ELSE 0 END), sum(CASE WHEN freq = 5 THEN 1 ELSE 0 END)
+		sum(CASE WHEN status <> 'gap' AND opens = 0 THEN 1 ELSE 0 END), sum(CASE WHEN freq = 5 THEN 1 ELSE 0 END),
+		sum(CASE WHEN origin <> '' THEN 1 ELSE 0 END)
 		FROM archive_days GROUP BY day ORDER BY day`)
 	if err != nil {
 		return nil, classify(err, "read the archive")
@@ -120,7 +124,7 @@ func (s *Store) ArchiveSummaries(ctx context.Context) ([]ArchiveSummary, error) 
 	for rows.Next() {
 		var a ArchiveSummary
 		var day int64
-		if err := rows.Scan(&day, &a.Archived, &a.Flagged, &a.Gaps, &a.Bars, &a.DerivedOpens, &a.FiveMinuteOnly); err != nil {
+		if err := rows.Scan(&day, &a.Archived, &a.Flagged, &a.Gaps, &a.Bars, &a.DerivedOpens, &a.FiveMinuteOnly, &a.Merged); err != nil {
 			return nil, classify(err, "read the archive")
 		}
 		a.Day = market.Day(day)

@@ -50,6 +50,11 @@ type Options struct {
 	// Schema replaces the schema of the database's dialect (tests of the
 	// migration mechanism).
 	Schema string
+	// ReadOnly opens a store only to read it (another install's archive,
+	// a backup): nothing is migrated or recorded, so it must be at this
+	// binary's schema version, and a file that does not exist is an error
+	// rather than a new store.
+	ReadOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -132,7 +137,14 @@ func Open(ctx context.Context, target string, opt Options) (*Store, error) {
 		// ":memory:" gives each pooled connection its own empty database.
 		return nil, fmt.Errorf("db: invalid database path %q", path)
 	}
-	if access := probeAccess(path); access != readWrite {
+	access := probeAccess(path)
+	if opt.ReadOnly && access == readWrite {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("db: open %s to read it: %w", path, err)
+		}
+		access = readOnlyFile
+	}
+	if access != readWrite {
 		return openReadOnly(ctx, path, migrations, opt, access)
 	}
 	w, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, "_pragma=journal_mode(WAL)", "_txlock=immediate"))
@@ -211,6 +223,9 @@ func (s *Store) Close() error {
 	errs = append(errs, s.w.Close())
 	return errors.Join(errs...)
 }
+
+// Path is the store's file, or its server's URL without the password.
+func (s *Store) Path() string { return s.path }
 
 // ReadOnly reports a store opened on a file this process may not write.
 func (s *Store) ReadOnly() bool { return s.readOnly }

@@ -168,3 +168,14 @@ func (s *Store) SetSchemaVersion(ctx context.Context, v int, drop []string) erro
 func (s *Store) MinuteBarsAtBy(ctx context.Context, day market.Day, ts int64, codes []market.Code, scan bool) ([]MinuteAt, error) {
 	return s.minuteBarsAt(ctx, day, ts, codes, scan)
 }
+
+// ReadSchemaVersion is the version the database records now, read again.
+func (s *Store) ReadSchemaVersion(ctx context.Context) (int, error) {
+	q := "PRAGMA user_version"
+	if s.dialect == postgresDialect {
+		q = `SELECT coalesce(max(version), 0) FROM mdqs_schema`
+	}
+	var v int
+	err := s.w.QueryRowContext(ctx, q).Scan(&v)
+	return v, err
+}

@@ -75,6 +75,11 @@ func openPostgres(ctx context.Context, target string, migrations []migration, op
 	if err != nil {
 		return nil, fmt.Errorf("db: %s: %v", redact(target), err)
 	}
+	if opt.ReadOnly {
+		// The server refuses writes, so a store opened to be read (another
+		// install's archive) cannot be written by mistake.
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
 	pool.SetMaxOpenConns(opt.Readers + 4)
 	pool.SetMaxIdleConns(opt.Readers + 4)
@@ -89,7 +94,16 @@ func openPostgres(ctx context.Context, target string, migrations []migration, op
 		return nil, fmt.Errorf("db: open %s: %w", s.path, err)
 	}
 	s.writeLock = lockKey(writeLockKey, schema)
-	if s.schema, err = migratePostgres(ctx, pool, migrations, lockKey(migrateLockKey, schema)); err != nil {
+	if opt.ReadOnly {
+		s.readOnly = true
+		err = pool.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM mdqs_schema`).Scan(&s.schema)
+		if latest := migrations[len(migrations)-1].version; err == nil && s.schema != latest {
+			err = fmt.Errorf("db: %s is at schema version %d and this binary reads %d: open it once with this mdqs (mdqs serve -db URL) to migrate it", s.path, s.schema, latest)
+		}
+	} else {
+		s.schema, err = migratePostgres(ctx, pool, migrations, lockKey(migrateLockKey, schema))
+	}
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}

@@ -518,3 +518,7 @@ CREATE TABLE archive_days (
 -- The day index carries each record's bar count; see schema.sql.
 DROP INDEX minute_days_day;
 CREATE INDEX minute_days_day ON minute_days(day, freq, bars);
+
+-- version 23
+-- Where an archive record came from; see schema.sql.
+ALTER TABLE archive_days ADD COLUMN origin TEXT NOT NULL DEFAULT '';

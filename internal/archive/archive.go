@@ -411,7 +411,7 @@ func (s *Service) fetch(ctx context.Context, code market.Code, days []market.Day
 			return nil, err
 		}
 		rep.Bars += len(min1)
-		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(code, d, min1, cov)})
+		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(code, d, min1, cov, s.cfg.SourceName, market.Min1, market.Min5)})
 	}
 	return out, nil
 }
@@ -438,20 +438,21 @@ func (s *Service) coverageOf(ctx context.Context, code market.Code) (coverage, e
 	return c, nil
 }
 
-// batches are a day's 1-minute bars and their 5-minute aggregate, each
-// widening its coverage where it touches the day.
-func (s *Service) batches(code market.Code, d market.Day, min1 []market.Bar, cov coverage) []db.BarBatch {
+// batches are a day's bars at freqs, each widening its coverage where it
+// touches the day: bars are of freqs[0], and a 5-minute batch after a
+// 1-minute one is their aggregate. source names where they came from.
+func (s *Service) batches(code market.Code, d market.Day, bars []market.Bar, cov coverage, source string, freqs ...market.Freq) []db.BarBatch {
 	var out []db.BarBatch
-	for _, f := range []market.Freq{market.Min1, market.Min5} {
+	for _, f := range freqs {
 		c := cov[f]
 		c.span, c.ok = kline.MergeCoverage(s.cal, c.span, c.ok, db.Span{First: d, Last: d}), true
 		cov[f] = c
-		bars := min1
-		if f == market.Min5 {
-			bars = kline.Aggregate(min1, f)
+		b := bars
+		if f != freqs[0] {
+			b = kline.Aggregate(bars, f)
 		}
 		span := c.span
-		out = append(out, db.BarBatch{Code: code, Freq: f, Source: s.cfg.SourceName, Bars: bars, Cover: &span})
+		out = append(out, db.BarBatch{Code: code, Freq: f, Source: source, Bars: b, Cover: &span})
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"mdqs/db"
-	"mdqs/internal/kline"
 	"mdqs/internal/market"
 )
 
@@ -78,11 +77,7 @@ func (s *Service) fetchFive(ctx context.Context, code market.Code, days []market
 			return nil, err
 		}
 		rec.Reason = fiveReason(rec.Reason)
-		c := cov[market.Min5]
-		c.span, c.ok = kline.MergeCoverage(s.cal, c.span, c.ok, db.Span{First: d, Last: d}), true
-		cov[market.Min5] = c
-		span := c.span
-		out = append(out, db.ArchiveEntry{Day: rec, Batches: []db.BarBatch{{Code: code, Freq: market.Min5, Source: s.cfg.SourceName, Bars: five, Cover: &span}}})
+		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(code, d, five, cov, s.cfg.SourceName, market.Min5)})
 	}
 	return out, nil
 }
