@@ -15,6 +15,7 @@ type archiveDayItem struct {
 	Bars           int64  `json:"bars"`
 	DerivedOpens   int    `json:"derived_opens"`
 	FiveMinuteOnly int    `json:"five_minute_only"`
+	Merged         int    `json:"merged"`
 }
 
 // handleArchiveStatus is GET /v1/api/archive/status: what the minute
@@ -33,7 +34,7 @@ func (s *Server) handleArchiveStatus(w http.ResponseWriter, r *http.Request) err
 	days := make([]archiveDayItem, len(st.Days))
 	for i, d := range st.Days {
 		days[i] = archiveDayItem{Date: d.Day.String(), Archived: d.Archived, Flagged: d.Flagged, Gaps: d.Gaps, Bars: d.Bars,
-			DerivedOpens: d.DerivedOpens, FiveMinuteOnly: d.FiveMinuteOnly}
+			DerivedOpens: d.DerivedOpens, FiveMinuteOnly: d.FiveMinuteOnly, Merged: d.Merged}
 	}
 	dates := func(ds []market.Day) []string {
 		out := make([]string, len(ds))

@@ -26,6 +26,10 @@ commands:
           close): -day YYYY-MM-DD for one day, -codes for some codes
   verify  check every kept day again with what the store holds now (a day
           archived before its daily bar was stored is checked against it)
+  merge   fill this store's gaps from another install's archive: -from
+          FILE (a colleague's server.db, an older backup) or -from
+          postgres://...; each day checked, recorded with where it came
+          from, and never a day this store already holds overwritten
 
 Run "mdqs archive COMMAND -h" for a command's flags.`
 
@@ -83,6 +87,22 @@ func Archive(ctx context.Context, env Env, args []string) error {
 		}
 		defer store.Close()
 		return verifyArchive(ctx, env, svc)
+	case "merge":
+		fs := newFlags("archive merge", "archive merge -from FILE|postgres://... [-db FILE] [-config FILE]", env)
+		from := fs.String("from", "", "the other archive: a store file (opened read-only) or a PostgreSQL URL")
+		sf := addStoreFlags(fs, false)
+		if err := ParseFlags(env, fs, rest); err != nil {
+			return err
+		}
+		if *from == "" {
+			return Usage("mdqs archive merge: -from is required: the store file or PostgreSQL URL of the other archive")
+		}
+		svc, store, err := openArchive(ctx, env, sf)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		return mergeArchive(ctx, env, svc, store, *from)
 	}
 	fmt.Fprintln(env.Stderr, archiveUsage)
 	return Usage("mdqs archive: unknown command %q", sub)
@@ -219,4 +239,46 @@ func verifyArchive(ctx context.Context, env Env, svc *archive.Service) error {
 		return &ExitError{Code: 3, Err: fmt.Errorf("%d code-days are flagged: mdqs archive status shows the days, GET /v1/api/archive/status the counts", rep.Flagged)}
 	}
 	return nil
+}
+
+// mergeArchive opens the other archive read-only (nothing in it is
+// migrated or written, and it must hold the same market as this store:
+// demo bars never enter a live archive) and merges it in.
+func mergeArchive(ctx context.Context, env Env, svc *archive.Service, store *db.Store, from string) error {
+	origin, here := db.Redact(from), store.Path()
+	if !db.IsPostgres(from) {
+		origin, here = absolute(from), absolute(here)
+	}
+	if origin == here {
+		return Usage("mdqs archive merge: -from is this store itself")
+	}
+	if _, err := checkStore(env, from, false, "give -from with the other archive's store file"); err != nil {
+		return err
+	}
+	other, err := db.Open(ctx, from, db.Options{ReadOnly: true, Readers: 1, BusyTimeout: commandBusyTimeout,
+		SQLiteSchema: env.SQLiteSchema, Market: store.Market()})
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	defer other.Close()
+	var m *meter
+	start := time.Now()
+	rep, err := svc.Merge(ctx, other, origin, func(done, total int) {
+		if m == nil {
+			m = newMeter(env.Stdout, total, "days", "", start)
+		}
+		m.update(done, 0)
+	})
+	if m != nil {
+		m.finish()
+	}
+	fmt.Fprintf(env.Stdout, "merged from %s: %d days, %d code-days offered; %d filled (%d of them flagged by this store's checks), %d upgraded from 5-minute to 1-minute, %d already held here and left alone, %d without their bars there; %s bars, %.1f s\n",
+		origin, rep.Days, rep.Offered, rep.Filled+rep.Upgraded, rep.Flagged, rep.Upgraded, rep.Held, rep.Missing, group(rep.Bars), time.Since(start).Seconds())
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return &ExitError{Code: 130, Err: fmt.Errorf("interrupted: the days merged are kept; run the same command again to go on")}
+	}
+	return &ExitError{Code: 1, Err: fmt.Errorf("%w (the days merged are kept; run the same command again to go on)", err)}
 }

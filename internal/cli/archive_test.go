@@ -3,7 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +79,78 @@ func TestArchiveCommand(t *testing.T) {
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 2 || !strings.Contains(err.Error(), "no longer has") {
 		t.Fatalf("an old day: %v", err)
+	}
+}
+
+// archive merge fills a store that archived only the latest day with the
+// four days before it from another install's archive, opened read-only,
+// and says so; a second merge fills nothing; a live store refuses a demo
+// archive, and a store will not merge itself.
+func TestArchiveMergeCommand(t *testing.T) {
+	ctx := context.Background()
+	envA, dbA, configA, outA := demoEnv(t, 7, 50)
+	recordDemoUniverse(t, dbA, 50)
+	if err := Archive(ctx, envA, []string{"run", "-config", configA}); err != nil {
+		t.Fatalf("archive run: %v\n%s", err, outA)
+	}
+	env, dbB, configB, out := demoEnv(t, 7, 50)
+	recordDemoUniverse(t, dbB, 50)
+	storeA := dbtest.OpenAt(t, dbA)
+	sums, err := storeA.ArchiveSummaries(ctx)
+	if err != nil || len(sums) != 5 {
+		t.Fatalf("the other archive: %d days (%v)", len(sums), err)
+	}
+	latest := sums[4].Day
+	if err := Archive(ctx, env, []string{"run", "-config", configB, "-day", latest.String()}); err != nil {
+		t.Fatalf("archive run -day: %v\n%s", err, out)
+	}
+	offered, fill := 0, 0
+	for i, s := range sums {
+		offered += s.Archived + s.Flagged
+		if i < 4 {
+			fill += s.Archived + s.Flagged
+		}
+	}
+	out.Reset()
+	if err := Archive(ctx, env, []string{"merge", "-config", configB, "-from", dbA}); err != nil {
+		t.Fatalf("archive merge: %v\n%s", err, out)
+	}
+	said := fmt.Sprintf(`: 5 days, %d code-days offered; %d filled \(0 of them flagged by this store's checks\), 0 upgraded from 5-minute to 1-minute, %d already held here`,
+		offered, fill, offered-fill)
+	if !regexp.MustCompile(said).MatchString(out.String()) {
+		t.Fatalf("archive merge said:\n%s\nwant %s", out, said)
+	}
+	storeB := dbtest.OpenAt(t, dbB)
+	got, err := storeB.ArchiveSummaries(ctx)
+	if err != nil || len(got) != 5 {
+		t.Fatalf("after the merge: %d days (%v)", len(got), err)
+	}
+	for i := range got {
+		if got[i].Archived != sums[i].Archived || got[i].Bars != sums[i].Bars || (i < 4) != (got[i].Merged == got[i].Archived) {
+			t.Errorf("%v: %+v, the other holds %+v", got[i].Day, got[i], sums[i])
+		}
+	}
+	out.Reset()
+	if err := Archive(ctx, env, []string{"merge", "-config", configB, "-from", dbA}); err != nil || !strings.Contains(out.String(), "; 0 filled") {
+		t.Fatalf("a second merge: %v\n%s", err, out)
+	}
+	if err := Archive(ctx, env, []string{"merge", "-config", configB, "-from", dbB}); err == nil {
+		t.Fatal("a store merged itself")
+	}
+
+	// A live store never takes a demo archive's bars.
+	live := filepath.Join(t.TempDir(), "live.db")
+	liveConfig := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(liveConfig, []byte("[server]\ndb = "+strconv.Quote(live)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := db.Open(ctx, live, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t), Market: db.MarketLive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.Close()
+	var me *db.MarketError
+	if err := Archive(ctx, env, []string{"merge", "-config", liveConfig, "-from", dbA}); !errors.As(err, &me) {
+		t.Fatalf("a live store merging a demo archive: %v", err)
 	}
 }

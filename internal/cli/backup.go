@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -62,9 +61,7 @@ func Backup(ctx context.Context, env Env, args []string) error {
 	if _, err := checkStore(env, src, false, "give -db with the server's database file, or run the command in its folder"); err != nil {
 		return err
 	}
-	if abs, err := filepath.Abs(*to); err == nil {
-		*to = abs
-	}
+	*to = absolute(*to)
 	fmt.Fprintf(env.Stderr, "back up into %s\n", *to)
 
 	start := time.Now()

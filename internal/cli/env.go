@@ -156,10 +156,7 @@ func checkStore(env Env, path string, create bool, hint string) (isNew bool, err
 		fmt.Fprintln(env.Stderr, "database "+db.Redact(path))
 		return false, nil
 	}
-	shown := path
-	if abs, err := filepath.Abs(path); err == nil {
-		shown = abs
-	}
+	shown := absolute(path)
 	_, err = os.Stat(path)
 	switch {
 	case err == nil:
@@ -175,10 +172,16 @@ func checkStore(env Env, path string, create bool, hint string) (isNew bool, err
 
 // announceCreated says a command made a new store, once it has.
 func announceCreated(env Env, path string) {
+	fmt.Fprintf(env.Stderr, "created %s (a new database)\n", absolute(path))
+}
+
+// absolute is path made absolute, or as it is where the working folder is
+// unknown.
+func absolute(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
+		return abs
 	}
-	fmt.Fprintf(env.Stderr, "created %s (a new database)\n", path)
+	return path
 }
 
 // missingHint is what to do about a missing store, for commands that can
