@@ -1,9 +1,9 @@
-// The dashboard: five panels fed by signed requests to the API, each
-// refreshed on its own timer, three of them (ranking, movements,
-// watchlist) kept current by the stream (Live, in api.js). Every panel
-// reports its last outcome in data-state (idle, ready, error), and #live
-// the stream's state and the events applied, which the end-to-end test
-// reads.
+// The dashboard: five panels and the archive's status line fed by signed
+// requests to the API, each refreshed on its own timer, three of them
+// (ranking, movements, watchlist) kept current by the stream (Live, in
+// api.js). Every panel reports its last outcome in data-state (idle,
+// ready, error), and #live the stream's state and the events applied,
+// which the end-to-end test reads.
 import { ApiError, Client, Live } from './api.js';
 import { barChart, candleChart, eventLabel, money, note, pct } from './charts.js';
 import { selfTest } from './md5.js';
@@ -532,6 +532,65 @@ async function loadHotRank() {
   if (kline.data) drawKline(); // the title may now have a name
 }
 
+// ---- (6) the minute archive's status line -----------------------------------
+
+// GET /v1/api/archive/status, then GET /v1/api/quality of its latest day.
+// A client without scope market (403) or a server without the archive
+// (503) gets a short note instead: the page works without them.
+const count = (v) => (Number.isFinite(v) ? v.toLocaleString('en-US') : '—');
+const plural = (n, word) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
+const total = (days, k) => days.reduce((a, d) => a + (Number.isFinite(d[k]) ? d[k] : 0), 0);
+
+function archiveNote(e) {
+  if (!(e instanceof ApiError)) return '';
+  if (e.status === 403) return 'not shown: this client lacks scope market';
+  if (e.status === 503) return `off: ${e.detail || e.apiMessage}`;
+  return '';
+}
+
+async function loadArchive() {
+  const line = $('#archive-line');
+  const quality = $('#quality-line');
+  let st;
+  try {
+    ({ data: st } = await client.get('/v1/api/archive/status'));
+  } catch (e) {
+    const why = archiveNote(e);
+    if (!why) throw e;
+    line.textContent = why;
+    quality.textContent = '';
+    return;
+  }
+  const days = st.days || [];
+  const pending = (st.pending || []).length;
+  const owed = pending ? `${plural(pending, 'day')} pending` : 'up to date';
+  if (days.length === 0) {
+    line.textContent = `nothing archived yet · ${owed}`;
+    quality.textContent = '';
+    return;
+  }
+  const first = days[0];
+  const last = days[days.length - 1];
+  const perBar = Number.isFinite(st.bytes_per_bar) ? st.bytes_per_bar.toFixed(2) : '—';
+  line.textContent = `${plural(days.length, 'day')} ${first.date}..${last.date} · ${count(st.bars)} bars · ${perBar} B/bar · ` +
+    `${plural(total(days, 'gaps'), 'gap')} · ${count(total(days, 'flagged'))} flagged · ${owed}`;
+  let q;
+  try {
+    ({ data: q } = await client.get(`/v1/api/quality?date=${encodeURIComponent(last.date)}`));
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    quality.textContent = `${last.date} quality unavailable (${e.status} ${e.apiMessage})`;
+    return;
+  }
+  const rated = (q.fields || []).filter((f) => Number.isFinite(f.rate));
+  const worst = rated.reduce((w, f) => (!w || f.rate > w.rate ? f : w), null);
+  let agree = 'nothing compared';
+  if (worst && worst.rate > 0) agree = `worst ${worst.field} ${(worst.rate * 100).toFixed(2)}% (${count(worst.disagree)}/${count(worst.compared)})`;
+  else if (worst) agree = `no field disagrees (${count(q.compared)} compared)`;
+  quality.textContent = `${q.date}: ${count(q.archived)}/${count(q.universe)} archived · ${count(q.flagged)} flagged · ` +
+    `${count(q.missing)} missing · ${agree}`;
+}
+
 // ---- live: the stream -----------------------------------------------------
 
 // Polling stays as a fallback: the ranking and the timeline ask again every
@@ -633,6 +692,7 @@ function start() {
   showSession();
   reloadKline = every('kline', loadKline, 60000);
   every('hotrank', loadHotRank, 300000);
+  every('archive', loadArchive, 300000);
   live.start(streamQuery());
   // The stream-fed panels load once the stream is open (or has failed, or
   // after 5 s), so no change falls between their first load and the

@@ -174,6 +174,12 @@ func (s pageState) String() string {
 // the demo credentials and submits.
 func login(t *testing.T, ctx context.Context, p *page, fail func(string, ...any), reason string) {
 	t.Helper()
+	loginAs(t, ctx, p, fail, reason, "demo", "demo-secret")
+}
+
+// loginAs is login with another client's id and secret.
+func loginAs(t *testing.T, ctx context.Context, p *page, fail func(string, ...any), reason, id, secret string) {
+	t.Helper()
 	var st pageState
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -195,7 +201,7 @@ func login(t *testing.T, ctx context.Context, p *page, fail func(string, ...any)
 	// The token endpoint is rate-limited per address (limits.token_rate):
 	// a 429 in the dialog is retried after a pause, as a user would.
 	for attempt := 1; ; attempt++ {
-		for _, f := range []struct{ sel, text string }{{"#login-id", "demo"}, {"#login-secret", "demo-secret"}} {
+		for _, f := range []struct{ sel, text string }{{"#login-id", id}, {"#login-secret", secret}} {
 			if err := p.eval(ctx, fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = ''; e.focus(); return true; })()`, f.sel), nil); err != nil {
 				fail("focus %s: %v", f.sel, err)
 			}
@@ -228,7 +234,7 @@ func login(t *testing.T, ctx context.Context, p *page, fail func(string, ...any)
 		case strings.HasPrefix(out.Error, "429 ") && attempt < 5:
 			time.Sleep(1500 * time.Millisecond)
 		default:
-			fail("login as demo failed: %s", out.Error)
+			fail("login as %s failed: %s", id, out.Error)
 		}
 	}
 }
@@ -472,6 +478,23 @@ func saveFailureArtifacts(t *testing.T, ctx context.Context, p *page, dir string
 type server struct {
 	base string
 	logs *lockedBuffer
+	// The built binary, its database and configuration, for the test's
+	// own commands (run).
+	bin, db, config string
+}
+
+// run runs an mdqs command of the built binary on the server's database
+// and configuration while it serves (SQLite in WAL mode lets both write),
+// and answers its output.
+func (s *server) run(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(s.bin, append(args, "-db", s.db, "-config", s.config)...)
+	cmd.Dir = filepath.Dir(s.db)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mdqs %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 // startServer builds mdqs from the repository and starts it on a free
@@ -505,8 +528,8 @@ func startServer(t *testing.T, config string) *server {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "serve", "-config", cfg,
-		"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs.db"))
+	dbFile := filepath.Join(dir, "mdqs.db")
+	cmd := exec.Command(bin, "serve", "-config", cfg, "-addr", "127.0.0.1:0", "-db", dbFile)
 	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -515,7 +538,7 @@ func startServer(t *testing.T, config string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{logs: &lockedBuffer{}}
+	s := &server{logs: &lockedBuffer{}, bin: bin, db: dbFile, config: cfg}
 	exited := make(chan struct{})
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
@@ -571,8 +594,15 @@ func startServer(t *testing.T, config string) *server {
 // waiting out the token endpoint's rate limit, and answers it.
 func (s *server) token(t *testing.T) string {
 	t.Helper()
+	return s.tokenAs(t, "demo", "demo-secret")
+}
+
+// tokenAs is token for another client.
+func (s *server) tokenAs(t *testing.T, id, secret string) string {
+	t.Helper()
+	creds, _ := json.Marshal(map[string]string{"client_id": id, "client_secret": secret})
 	for attempt := 1; ; attempt++ {
-		res, err := http.Post(s.base+"/v1/auth/token", "application/json", strings.NewReader(`{"client_id":"demo","client_secret":"demo-secret"}`))
+		res, err := http.Post(s.base+"/v1/auth/token", "application/json", bytes.NewReader(creds))
 		if err != nil {
 			t.Fatal(err)
 		}
