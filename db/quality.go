@@ -57,6 +57,29 @@ func (s *Store) MinuteDaysOn(ctx context.Context, day market.Day, freq market.Fr
 	return out, nil
 }
 
+// MinuteCodesOn are the codes with a stored day of day at freq, without
+// reading their records: what a merge must not touch.
+func (s *Store) MinuteCodesOn(ctx context.Context, day market.Day, freq market.Freq) (map[market.Code]bool, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT code FROM minute_days WHERE day = ? AND freq = ?`, int(day), FreqMinutes(freq))
+	if err != nil {
+		return nil, classify(err, "read minute days")
+	}
+	defer rows.Close()
+	out := map[market.Code]bool{}
+	for rows.Next() {
+		var code string
+		if err := rows.Scan(&code); err != nil {
+			return nil, classify(err, "read minute days")
+		}
+		c, err := market.ParseCode(code)
+		if err != nil {
+			return nil, market.Wrap(market.KindInternal, err, "minute_days holds code %q", code)
+		}
+		out[c] = true
+	}
+	return out, classify(rows.Err(), "read minute days")
+}
+
 // SourcedBar is a stored bar with the source that stored it.
 type SourcedBar struct {
 	market.Bar

@@ -66,20 +66,27 @@ func (s *Service) mergeDay(ctx context.Context, from *db.Store, day market.Day, 
 	for _, a := range ours {
 		recorded[a.Code] = a
 	}
-	bars := map[market.Freq]map[market.Code]db.MinuteDay{}
 	held := map[market.Freq]map[market.Code]bool{}
 	for _, f := range []market.Freq{market.Min1, market.Min5} {
-		if bars[f], err = minuteDaysOn(ctx, from, day, f); err != nil {
+		if held[f], err = s.store.MinuteCodesOn(ctx, day, f); err != nil {
 			return nil, err
 		}
-		mine, err := minuteDaysOn(ctx, s.store, day, f)
-		if err != nil {
-			return nil, err
+	}
+	// The other's records are read only at a frequency something is to be
+	// filled at: a merge done before reads no bars.
+	bars := map[market.Freq]map[market.Code]db.MinuteDay{}
+	theirBars := func(f market.Freq) (map[market.Code]db.MinuteDay, error) {
+		if bars[f] == nil {
+			days, err := from.MinuteDaysOn(ctx, day, f)
+			if err != nil {
+				return nil, err
+			}
+			bars[f] = make(map[market.Code]db.MinuteDay, len(days))
+			for _, d := range days {
+				bars[f][d.Code] = d
+			}
 		}
-		held[f] = map[market.Code]bool{}
-		for c := range mine {
-			held[f][c] = true
-		}
+		return bars[f], nil
 	}
 	now := s.clock.Now()
 	var out []db.ArchiveEntry
@@ -98,7 +105,11 @@ func (s *Service) mergeDay(ctx context.Context, from *db.Store, day market.Day, 
 			rep.Held++
 			continue
 		}
-		day, ok := bars[freq][t.Code]
+		offered, err := theirBars(freq)
+		if err != nil {
+			return nil, err
+		}
+		day, ok := offered[t.Code]
 		if !ok {
 			rep.Missing++
 			continue
@@ -128,18 +139,6 @@ func (s *Service) mergeDay(ctx context.Context, from *db.Store, day market.Day, 
 			rep.Filled++
 		}
 		out = append(out, db.ArchiveEntry{Day: rec, Batches: s.batches(t.Code, t.Day, day.Bars, cov, day.Source, freqs...)})
-	}
-	return out, nil
-}
-
-func minuteDaysOn(ctx context.Context, st *db.Store, day market.Day, f market.Freq) (map[market.Code]db.MinuteDay, error) {
-	days, err := st.MinuteDaysOn(ctx, day, f)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[market.Code]db.MinuteDay, len(days))
-	for _, d := range days {
-		out[d.Code] = d
 	}
 	return out, nil
 }
