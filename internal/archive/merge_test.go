@@ -2,6 +2,8 @@ package archive_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +51,7 @@ func TestMergeFillsExactlyTheMissingDays(t *testing.T) {
 			stocks = append(stocks, c)
 		}
 	}
+	slices.SortFunc(stocks, func(a, b market.Code) int { return strings.Compare(a.String(), b.String()) })
 	if len(stocks) < 8 {
 		t.Fatalf("%d stocks listed", len(stocks))
 	}
@@ -83,7 +86,7 @@ func TestMergeFillsExactlyTheMissingDays(t *testing.T) {
 	heldAt := codeDay{stocks[3], due[3]}
 	heldBars, _ := minuteDay(t, other.store, heldAt.code, market.Min1, heldAt.day)
 	heldBars = append([]market.Bar(nil), heldBars...)
-	heldBars[100].Close += 0.01
+	heldBars[100].Close = math.Round(heldBars[100].Close*100+1) / 100 // a cent more, as the store keeps prices: in ticks
 	// A day at 5 minutes only.
 	fiveAt := codeDay{stocks[4], due[0]}
 	their1, _ := minuteDay(t, other.store, fiveAt.code, market.Min1, fiveAt.day)
