@@ -1,12 +1,11 @@
 package archive_test
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,39 +17,6 @@ import (
 	"mdqs/internal/market"
 	"mdqs/internal/tdx"
 )
-
-// terminalFolder writes .day and .lc1 files into a terminal folder the way
-// the terminal lays them out (vipdoc/sh/lday/sh600000.day, .../minline/...).
-type terminalFolder struct {
-	t   *testing.T
-	dir string
-}
-
-func (f terminalFolder) write(code market.Code, kind string, bars []market.Bar) {
-	f.t.Helper()
-	mkt := strings.ToLower(string(code.Exchange))
-	sub, ext := "lday", ".day"
-	if kind == "lc1" {
-		sub, ext = "minline", ".lc1"
-	}
-	var buf bytes.Buffer
-	var err error
-	if kind == "lc1" {
-		err = tdx.WriteMinute(&buf, tdx.LayoutLC, bars, tdx.ScaleFor(code))
-	} else {
-		err = tdx.WriteDay(&buf, bars, tdx.ScaleFor(code))
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	path := filepath.Join(f.dir, "vipdoc", mkt, sub, mkt+code.Symbol+ext)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-}
 
 func fieldsOf(c archive.Comparison) map[string]archive.PairField {
 	out := map[string]archive.PairField{}
@@ -86,7 +52,7 @@ func TestQualityComparesTheTerminal(t *testing.T) {
 		t.Fatalf("the bridge stores the terminal's bars as %q, the archive looks for %q", bridge.Source, archive.TerminalSource)
 	}
 
-	term := terminalFolder{t, t.TempDir()}
+	termDir := t.TempDir()
 	archived, err := r.store.MinuteDaysOn(ctx, day, market.Min1)
 	if err != nil {
 		t.Fatal(err)
@@ -136,8 +102,9 @@ func TestQualityComparesTheTerminal(t *testing.T) {
 		case partial: // the terminal downloaded the day at noon
 			mins = mins[:120]
 		}
-		term.write(c, "day", onFile)
-		term.write(c, "lc1", mins)
+		if err := errors.Join(tdx.WriteBars(termDir, c, tdx.KindDay, onFile), tdx.WriteBars(termDir, c, tdx.KindLC1, mins)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := r.store.IngestBars(ctx, stored); err != nil {
 		t.Fatal(err)
@@ -147,7 +114,7 @@ func TestQualityComparesTheTerminal(t *testing.T) {
 	}
 
 	arc := archive.New(r.store, r.src, r.sec, r.cal, r.clock, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo", TerminalDir: term.dir})
+		archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo", TerminalDir: termDir})
 	q, err := arc.Quality(ctx, day)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +177,7 @@ func TestQualityComparesTheTerminal(t *testing.T) {
 		t.Fatalf("no terminal: %d comparisons, %q, %v", len(q.Comparisons), q.TerminalError, err)
 	}
 	gone := archive.New(r.store, r.src, r.sec, r.cal, r.clock, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo", TerminalDir: filepath.Join(term.dir, "missing")})
+		archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo", TerminalDir: filepath.Join(termDir, "missing")})
 	if q, err := gone.Quality(ctx, day); err != nil || q.Comparisons != nil || q.TerminalError == "" || q.Compared != 6 {
 		t.Fatalf("a missing folder: %d comparisons, %q, %v", len(q.Comparisons), q.TerminalError, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"iter"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"mdqs/internal/market"
@@ -80,7 +78,6 @@ func TestSeekAgreesWithFullDecode(t *testing.T) {
 func TestSeekIndexMinutesAndAbsentDays(t *testing.T) {
 	dir := t.TempDir()
 	code := market.MustCode("000001.SH")
-	s := ScaleFor(code)
 	days := []market.Day{20261123, 20261124, 20261125}
 	var daily, mins []market.Bar
 	for i, d := range days[:2] { // the .day file lacks the third day
@@ -93,10 +90,9 @@ func TestSeekIndexMinutesAndAbsentDays(t *testing.T) {
 				Volume: 1e8, Amount: 1e9 + float64(m)*1e6})
 		}
 	}
-	writeBarFile(t, filepath.Join(dir, "vipdoc", "sh", "lday", "sh000001.day"), func(w *bytes.Buffer) error { return WriteDay(w, daily, s) })
-	writeBarFile(t, filepath.Join(dir, "vipdoc", "sh", "minline", "sh000001.lc1"), func(w *bytes.Buffer) error {
-		return WriteMinute(w, LayoutLC, mins, s)
-	})
+	if err := errors.Join(WriteBars(dir, code, KindDay, daily), WriteBars(dir, code, KindLC1, mins)); err != nil {
+		t.Fatal(err)
+	}
 	term, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -155,20 +151,6 @@ func TestSeekReportsBadRecords(t *testing.T) {
 	var fe *FormatError
 	if len(bars) != 3 || !errors.As(err, &fe) || fe.Offset != 64 {
 		t.Fatalf("%d bars, %v", len(bars), err)
-	}
-}
-
-func writeBarFile(t *testing.T, path string, write func(w *bytes.Buffer) error) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
