@@ -96,17 +96,10 @@ func (s *Server) handleQuality(w http.ResponseWriter, r *http.Request) error {
 	fields := make([]qualityField, len(qa.Fields))
 	for i, f := range qa.Fields {
 		out := qualityField{Field: f.Field, Compared: f.Compared, Disagree: f.Disagree, Tolerance: f.Tolerance, Worst: []qualityWorst{}}
-		if f.Compared > 0 {
-			rate := float64(int(float64(f.Disagree)/float64(f.Compared)*1e6+0.5)) / 1e6
-			out.Rate = &rate
-		}
+		out.Rate = rateOf(f.Disagree, f.Compared)
 		for _, d := range f.Worst {
-			x := qualityWorst{Code: d.Code.String(), Minutes: d.Minutes, Day: d.Day, MinuteSource: d.MinuteSrc, DaySource: d.DaySrc}
-			if !math.IsInf(d.Off, 0) && !math.IsNaN(d.Off) { // a day's value of 0 has no relative difference
-				pct := math.Round(d.Off*1e6) / 1e4
-				x.OffPct = &pct
-			}
-			out.Worst = append(out.Worst, x)
+			out.Worst = append(out.Worst, qualityWorst{Code: d.Code.String(), Minutes: d.Minutes, Day: d.Day,
+				MinuteSource: d.MinuteSrc, DaySource: d.DaySrc, OffPct: offPct(d.Off)})
 		}
 		fields[i] = out
 	}
@@ -116,5 +109,28 @@ func (s *Server) handleQuality(w http.ResponseWriter, r *http.Request) error {
 		"derived_opens": qa.DerivedOpens, "compared": qa.Compared,
 		"sources": map[string]any{"minutes": qa.MinuteSources, "day": qa.DaySources},
 		"fields":  fields,
+		// The pairs read from the terminal's files, when a terminal
+		// folder is configured (quality_pairs.go).
+		"comparisons": comparisonsOf(qa.Comparisons), "terminal_error": optional(qa.TerminalError),
 	})
+}
+
+// rateOf is disagree / compared to six decimals; nil when nothing was
+// compared, which is no rate rather than a rate of 0.
+func rateOf(disagree, compared int) *float64 {
+	if compared == 0 {
+		return nil
+	}
+	rate := float64(int(float64(disagree)/float64(compared)*1e6+0.5)) / 1e6
+	return &rate
+}
+
+// offPct is a relative difference in percent to four decimals; nil where
+// the reference value is 0 and there is no relative difference.
+func offPct(off float64) *float64 {
+	if math.IsInf(off, 0) || math.IsNaN(off) {
+		return nil
+	}
+	pct := math.Round(off*1e6) / 1e4
+	return &pct
 }

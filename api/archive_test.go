@@ -32,9 +32,9 @@ type archiveStatus struct {
 // afterTheClose is a harness on Monday 2026-11-23 after the close, its
 // security master recorded (the demo's history back-filled), and a market
 // client's token.
-func afterTheClose(t *testing.T) (*harness, string) {
+func afterTheClose(t *testing.T, opts ...harnessOpt) (*harness, string) {
 	t.Helper()
-	h := newHarness(t, withSecurityHistory(10))
+	h := newHarness(t, append([]harnessOpt{withSecurityHistory(10)}, opts...)...)
 	h.clock.Set(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
 	if err := h.api.Securities.Record(context.Background()); err != nil {
 		t.Fatal(err)

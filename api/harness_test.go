@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -55,15 +56,16 @@ type harness struct {
 
 // harnessConfig is what options may change before the server is built.
 type harnessConfig struct {
-	auth     *auth.Config
-	deps     *Deps
-	terminal string // a fake terminal folder for the bridge; "" = none
-	screener screener.Config
-	stopped  bool   // leave the screener's workers off: jobs stay queued
-	demoMode bool   // rank and serve sectors from the demo market, as `go run .` does
-	target   string // the store's file or URL; "" = dbtest's choice
-	push2his string // a fake push2his for adjusted bars without actions; "" = none
-	backfill int    // security-master days back-filled from the demo's past; 0 = none
+	auth            *auth.Config
+	deps            *Deps
+	terminal        string // a fake terminal folder for the bridge; "" = none
+	screener        screener.Config
+	stopped         bool   // leave the screener's workers off: jobs stay queued
+	demoMode        bool   // rank and serve sectors from the demo market, as `go run .` does
+	target          string // the store's file or URL; "" = dbtest's choice
+	push2his        string // a fake push2his for adjusted bars without actions; "" = none
+	backfill        int    // security-master days back-filled from the demo's past; 0 = none
+	archiveTerminal string // the terminal folder the archive's quality compares; "" = none
 }
 
 // withSecurityHistory back-fills the security master from the demo
@@ -89,6 +91,12 @@ func withScreener(maxActive int, stopped bool) harnessOpt {
 }
 
 type harnessOpt func(*harnessConfig)
+
+// withArchiveTerminal gives the archive a terminal folder, whose files
+// GET /v1/api/quality compares with the store's bars.
+func withArchiveTerminal(dir string) harnessOpt {
+	return func(c *harnessConfig) { c.archiveTerminal = dir }
+}
 
 // withTerminal builds a fake terminal folder and configures the bridge on it.
 func withTerminal(t testing.TB) harnessOpt {
@@ -151,7 +159,8 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	}
 	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
 	deps.CrossSection = crosssection.New(store, deps.Securities, cal, clock)
-	deps.Archive = archive.New(store, dm, deps.Securities, cal, clock, log, archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo"})
+	deps.Archive = archive.New(store, dm, deps.Securities, cal, clock, log, archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo",
+		TerminalDir: cmp.Or(hc.archiveTerminal, hc.terminal)}) // the bridge's folder, as archive.FromConfig gives it
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	frame.ReadPastFrom(deps.Securities)
 	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})

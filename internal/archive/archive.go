@@ -54,6 +54,10 @@ type Config struct {
 	FiveMinuteDays int
 	// Five is the 5-minute source; nil: days past the window are gaps.
 	Five FiveMinutes
+	// TerminalDir is the terminal's folder (tdx.dir, or the demo's), ""
+	// for none: Quality then also compares the terminal's .day and .lc1
+	// files of the day with the store's bars.
+	TerminalDir string
 	// Sleep waits d unless ctx ends first; nil: a timer. Tests pass one
 	// that only counts.
 	Sleep func(ctx context.Context, d time.Duration) error

@@ -7,6 +7,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
 
 // Quality is one day's measured quality: what the archive did with the
@@ -23,6 +24,13 @@ type Quality struct {
 	MinuteSources, DaySources        map[string]int
 	Fields                           []FieldQuality
 	DerivedOpens                     int // codes whose opens were derived, so open was not compared
+	// Comparisons are the pairs read from the terminal's files when a
+	// terminal folder is configured (Config.TerminalDir): its .day bars
+	// against the store's daily bars, its .lc1 minutes against the
+	// archive's. TerminalError says why there are none although one is
+	// configured (the folder cannot be read).
+	Comparisons   []Comparison
+	TerminalError string
 }
 
 // FieldQuality is one field's disagreements between the two sources.
@@ -125,6 +133,23 @@ func (s *Service) Quality(ctx context.Context, day market.Day) (Quality, error) 
 	for _, m := range minutes {
 		codes = append(codes, m.Code)
 	}
+	term, terr := s.terminal()
+	var universe []market.Code
+	if term != nil {
+		// The daily bars of the universe's codes with a .day file too, for
+		// the terminal's comparison; those of the minutes' codes are read
+		// once for both.
+		held := map[market.Code]bool{}
+		for _, c := range codes {
+			held[c] = true
+		}
+		for _, sec := range secs {
+			universe = append(universe, sec.Code)
+			if _, ok := term.DayFile(sec.Code); ok && !held[sec.Code] {
+				codes = append(codes, sec.Code)
+			}
+		}
+	}
 	daily, err := s.store.DailyBarsOn(ctx, day, codes)
 	if err != nil {
 		return q, err
@@ -172,7 +197,28 @@ func (s *Service) Quality(ctx context.Context, day market.Day) (Quality, error) 
 		fields[i].Worst = w[:min(len(w), 5)]
 	}
 	q.Fields = fields
+	switch {
+	case term != nil:
+		q.Comparisons = []Comparison{terminalDays(term, day, universe, daily), terminalMinutes(term, day, minutes, derived)}
+	case terr != nil:
+		q.TerminalError = terr.Error()
+	}
 	return q, nil
+}
+
+// terminal scans the configured terminal folder for this request (nil and
+// no error when none is configured): the terminal adds and replaces files
+// while mdqs runs, and the scan lists names only, without reading a file.
+func (s *Service) terminal() (*tdx.Terminal, error) {
+	if s.cfg.TerminalDir == "" {
+		return nil, nil
+	}
+	term, err := tdx.Open(s.cfg.TerminalDir)
+	if err != nil {
+		return nil, err
+	}
+	term.Clock = s.clock
+	return term, nil
 }
 
 func compareFloat(a, b float64) int {

@@ -6,10 +6,12 @@
 // # Files
 //
 //   - vipdoc/{sh,sz,bj}/lday/*.day: daily bars, 32-byte records of integer
-//     prices (§3). DayRecords, DayBars, ReadBars.
+//     prices (§3). DayRecords, DayBars, ReadBars; one day's bar by
+//     binary search, DayOn.
 //   - vipdoc/*/minline/*.lc1 and fzline/*.lc5: 1- and 5-minute bars with
 //     float32 prices and a packed date word (§4.1); the older .1/.5 files
-//     with uint32 price × 100 (§4.2). MinuteBars, ReadBars.
+//     with uint32 price × 100 (§4.2). MinuteBars, ReadBars; one day's
+//     minutes by binary search, MinutesOn.
 //   - T0002/hq_cache/block_zs.dat, block_fg.dat, block_gn.dat: index,
 //     style and concept blocks (§5.1). Blocks, ReadBlockDat. Membership is
 //     capped at 400 by the format; Block.Truncated marks a full block.

@@ -1,6 +1,7 @@
 package tdx
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -126,4 +127,31 @@ func genDayRecords(b []byte, rng *rand.Rand, days []market.Day, price float64, s
 		b = AppendDayRecord(b, r)
 	}
 	return b
+}
+
+// WriteBars writes bars as code's .day or .lc1 file under a terminal
+// folder root, where the terminal keeps it (vipdoc/sh/lday/sh600000.day,
+// vipdoc/sz/minline/sz000001.lc1), converted with ScaleFor(code), so a
+// test or benchmark builds the terminal it reads. It replaces the file.
+func WriteBars(root string, code market.Code, kind Kind, bars []market.Bar) error {
+	var buf bytes.Buffer
+	var sub, ext string
+	var err error
+	switch kind {
+	case KindDay:
+		sub, ext, err = "lday", ".day", WriteDay(&buf, bars, ScaleFor(code))
+	case KindLC1:
+		sub, ext, err = "minline", ".lc1", WriteMinute(&buf, LayoutLC, bars, ScaleFor(code))
+	default:
+		return fmt.Errorf("tdx: WriteBars writes .day and .lc1 files, not %q", kind)
+	}
+	if err != nil {
+		return err
+	}
+	mkt := strings.ToLower(string(code.Exchange))
+	dir := filepath.Join(root, "vipdoc", mkt, sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, mkt+code.Symbol+ext), buf.Bytes(), 0o644)
 }

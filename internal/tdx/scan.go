@@ -50,6 +50,7 @@ type Terminal struct {
 	Clock market.Clock
 
 	days map[market.Code]File // each code's .day file, for its minute files
+	lc1  map[market.Code]File // each code's .lc1 file, for MinutesOn
 }
 
 // Open scans a terminal install folder such as C:\new_tdx. It fails only
@@ -98,10 +99,13 @@ func (t *Terminal) Rescan() error {
 	}
 	slices.SortFunc(s.files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	t.Files, t.Problems = s.files, s.problems
-	t.days = map[market.Code]File{}
+	t.days, t.lc1 = map[market.Code]File{}, map[market.Code]File{}
 	for _, f := range t.Files {
-		if f.Kind == KindDay {
+		switch f.Kind {
+		case KindDay:
 			t.days[f.Code] = f
+		case KindLC1:
+			t.lc1[f.Code] = f
 		}
 	}
 	return nil

@@ -828,10 +828,32 @@ class Client:
         trading day): the universe and what the archive did with it
         (``archived``, ``flagged``, ``gaps``, ``missing``), and per field
         how often a code's minutes and its daily bar, from two sources,
-        disagree (``fields``, each with ``rate`` and its ``worst`` cases).
-        ``data`` (a frame of ``fields`` with ``as_frame``, the rest in
-        ``attrs``)."""
+        disagree (``fields``, each with ``rate`` and its ``worst`` cases);
+        the pairs read from the terminal's files are in ``comparisons``
+        (see ``quality_comparisons``). ``data`` (a frame of ``fields`` with
+        ``as_frame``, the rest in ``attrs``)."""
         return self._rows(self.get("/v1/api/quality", date=date), "fields", as_frame)
+
+    def quality_comparisons(self, date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """The pairs of ``quality(date)`` read from the terminal's files,
+        when the server has a terminal folder: ``terminal_day`` (its .day
+        bar against the store's daily bar) and ``terminal_minutes`` (its
+        .lc1 minutes against the archive's, minute by minute). A list of
+        comparisons, each naming its sides ``a`` and ``b`` with their
+        ``sources`` and per-field ``fields`` like ``quality``'s; empty
+        without a terminal (``terminal_error`` in ``quality`` says why a
+        configured one could not be read). With ``as_frame``, one row per
+        comparison and field (``comparison``, ``a``, ``b``, then the field's
+        columns), the rest of the answer in ``attrs``."""
+        data = self.get("/v1/api/quality", date=date)
+        pairs = data.get("comparisons") or []
+        if not as_frame:
+            return pairs
+        rows = [{"comparison": c["name"], "a": c["a"], "b": c["b"], **f} for c in pairs for f in c["fields"]]
+        df = self.to_frame(rows)
+        df.attrs.update({k: v for k, v in data.items() if k != "comparisons"})
+        df.attrs["comparisons"] = [{k: v for k, v in c.items() if k != "fields"} for c in pairs]
+        return df
 
     def bars_daily(self, date: str, codes: Optional[Sequence[str]] = None, type: Optional[str] = None,
                    as_frame: bool = False, page_size: int = 10000) -> Any:

@@ -838,6 +838,28 @@ class TestFrames(ServerTest):
             self.client.quality(date="2001-01-05")
         self.assertEqual(cm.exception.status, 404)
 
+    def test_quality_comparisons(self):
+        # The demo server compares its own demo terminal: the .day files
+        # against the store's daily bars (the demo market's both, so they
+        # agree), the .lc1 files against the archive (not run yet: none).
+        q = self.client.quality()
+        pairs = self.client.quality_comparisons()
+        self.assertEqual(pairs, q["comparisons"])
+        if q["terminal_error"] is not None:
+            self.assertEqual(pairs, [])
+            return
+        self.assertEqual([c["name"] for c in pairs], ["terminal_day", "terminal_minutes"])
+        for c in pairs:
+            self.assertEqual([f["field"] for f in c["fields"]], ["open", "high", "low", "close", "volume", "amount"])
+            self.assertEqual(sum(c["sources"]["a"].values()), c["compared"])
+            for f in c["fields"]:
+                self.assertLessEqual(f["disagree"], f["compared"])
+        df = self.client.quality_comparisons(as_frame=True)
+        self.assertEqual(len(df), 12)
+        self.assertEqual(list(df["comparison"].unique()), ["terminal_day", "terminal_minutes"])
+        self.assertEqual(df.attrs["date"], q["date"])
+        self.assertEqual([c["name"] for c in df.attrs["comparisons"]], ["terminal_day", "terminal_minutes"])
+
     def test_archive_status(self):
         # The demo server's archive job has not run yet: every day of the
         # window is due and pending, and the answer says so.
