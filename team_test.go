@@ -1033,9 +1033,20 @@ func compareMigrated(t *testing.T, pg, cfg string, at time.Time, dates map[strin
 
 // waitReady waits for the server's "mdqs ready" line: every start-up job
 // has run, so the answers no longer change under the pinned clock.
+// waitReady waits for the start-up jobs. The bound only stops a hang: a
+// demo start under -race on a loaded 2-core CI machine took over a
+// minute once (TestDocExamples), where it takes about 12 s unloaded.
 func waitReady(t *testing.T, s *server) {
 	t.Helper()
-	waitFor(t, time.Minute, func() bool { return strings.Contains(s.logs.String(), "mdqs ready") })
+	const bound = 4 * time.Minute
+	deadline := time.Now().Add(bound)
+	for !strings.Contains(s.logs.String(), "mdqs ready") {
+		if time.Now().After(deadline) {
+			logs := s.logs.String()
+			t.Fatalf("not ready after %v; the server's last words:\n%s", bound, logs[max(0, len(logs)-3000):])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Issue 27 point 1: three instances on one PostgreSQL store and a Redis
