@@ -71,6 +71,10 @@ func (s *Store) RecordIndexObservations(ctx context.Context, obs []IndexObservat
 	var rec IndexRecording
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		rec = IndexRecording{}
+		// Each index's open members, read once a batch: a backfill of
+		// months of a composite's thousands of members would read them
+		// again for every day.
+		opens := map[market.Code]map[string]bool{}
 		for _, o := range sorted {
 			if o.Index.IsZero() || o.Day == 0 || o.Source == "" {
 				return market.Errorf(market.KindInvalid, "index observation: no index, day or source (%+v)", o.Index)
@@ -98,11 +102,17 @@ func (s *Store) RecordIndexObservations(ctx context.Context, obs []IndexObservat
 				if err := undoIndexDay(ctx, tx, o.Index, last, prev); err != nil {
 					return err
 				}
+				delete(opens, o.Index)
 				rec.Replaced++
 			} else {
 				rec.Recorded++
 			}
-			n, err := applyIndexDay(ctx, tx, o, prev)
+			if opens[o.Index] == nil {
+				if opens[o.Index], err = openMembers(ctx, tx, o.Index); err != nil {
+					return err
+				}
+			}
+			n, err := applyIndexDay(ctx, tx, o, prev, opens[o.Index])
 			if err != nil {
 				return err
 			}
@@ -158,28 +168,29 @@ func undoIndexDay(ctx context.Context, tx *sql.Tx, index market.Code, day, prev 
 	return nil
 }
 
-// applyIndexDay applies an observation to the open spans of its index,
-// whose latest observation before it is prev, and returns its member
-// count. Only changes write.
-func applyIndexDay(ctx context.Context, tx *sql.Tx, o IndexObservation, prev market.Day) (int, error) {
-	idx := o.Index.String()
-	rows, err := tx.QueryContext(ctx, `SELECT code FROM index_member_spans WHERE index_code = ? AND last_day IS NULL`, idx)
+// openMembers are the members of an index's open spans.
+func openMembers(ctx context.Context, tx *sql.Tx, index market.Code) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT code FROM index_member_spans WHERE index_code = ? AND last_day IS NULL`, index.String())
 	if err != nil {
-		return 0, classify(err, "record index observation")
+		return nil, classify(err, "record index observation")
 	}
+	defer rows.Close()
 	open := map[string]bool{}
 	for rows.Next() {
 		var c string
 		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return 0, classify(err, "record index observation")
+			return nil, classify(err, "record index observation")
 		}
 		open[c] = true
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, classify(err, "record index observation")
-	}
+	return open, classify(rows.Err(), "record index observation")
+}
+
+// applyIndexDay applies an observation to the open spans of its index
+// (open, which it updates), whose latest observation before it is prev,
+// and returns its member count. Only changes write.
+func applyIndexDay(ctx context.Context, tx *sql.Tx, o IndexObservation, prev market.Day, open map[string]bool) (int, error) {
+	idx := o.Index.String()
 	now := map[string]bool{}
 	for _, c := range o.Members {
 		now[c.String()] = true
@@ -192,6 +203,7 @@ func applyIndexDay(ctx context.Context, tx *sql.Tx, o IndexObservation, prev mar
 			int(prev), idx, c); err != nil {
 			return 0, classify(err, "record index observation")
 		}
+		delete(open, c)
 	}
 	for c := range now {
 		if open[c] {
@@ -201,6 +213,7 @@ func applyIndexDay(ctx context.Context, tx *sql.Tx, o IndexObservation, prev mar
 			idx, c, int(o.Day)); err != nil {
 			return 0, classify(err, "record index observation")
 		}
+		open[c] = true
 	}
 	return len(now), nil
 }
