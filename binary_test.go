@@ -250,7 +250,8 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 		"date":                     market.DefaultCalendar().Prev(market.DayOf(listening)).String(), // recorded by the demo's back-fill (bars/daily, bars/minute)
 		"/v1/api/bars/minute time": "10:30",                                                         // a minute of that day, ended
 		"/v1/api/news/view id":     firstNewsID(t, raw), "/v1/api/block/members block": "沪深300",
-		"/v1/api/hot_rank/detail stock_code": "600519.SH"}
+		"/v1/api/hot_rank/detail stock_code": "600519.SH",
+		"/v1/api/index/members code":         "000300.SH", "/v1/api/index/changes code": "000300.SH"}
 	endpoints := openAPIGets(t, raw, values)
 
 	firstOK := map[string]time.Duration{}

@@ -39,6 +39,7 @@ import (
 	"mdqs/internal/demotdx"
 	"mdqs/internal/finance"
 	"mdqs/internal/hotrank"
+	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
@@ -583,6 +584,13 @@ func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *m
 	// on at 15:00, when the demo's daily bars become final.
 	job := jobs.Job{Name: "demo-terminal", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
 		_, err := w.Ensure(ctx)
+		if err == nil {
+			// The demo indices' members of the days before today, as a
+			// terminal would have shown them had mdqs run every day; the
+			// import then records today's from the folder's spblock.dat.
+			now := clock.Now()
+			_, err = indexmembers.Backfill(ctx, store, src.Demo, cal, "demo", market.DayOf(now), cfg.Demo.HistoryDays, now)
+		}
 		if err == nil {
 			_, err = terminal.Refresh(ctx, nil)
 		}

@@ -641,3 +641,35 @@ CREATE INDEX minute_days_day ON minute_days(day, freq, bars);
 -- from (a file, or a server's URL without its password). source still
 -- names the upstream the bars first came from.
 ALTER TABLE archive_days ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+
+-- version 24
+-- Index membership with history (issue 31). index_observations lists each
+-- day an index's member list was seen: the store's source (tdx, demo), the
+-- file it came from (spblock.dat, infoharbor_block.dat, block_zs.dat, or
+-- "demo market"), the block's name there, how many members, whether that
+-- file caps its lists at 400 (block_zs.dat) and when it was recorded (Unix
+-- ms). index_member_spans says code was a member from first_day to
+-- last_day, both observed days of the index; last_day is NULL while the
+-- member is in the latest observation, so an observation that changes
+-- nothing writes only its index_observations row. A member in on one
+-- observation and out on the next left between the two.
+CREATE TABLE index_observations (
+    index_code  TEXT NOT NULL,
+    day         INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    file        TEXT NOT NULL,
+    block       TEXT NOT NULL,
+    members     INTEGER NOT NULL,
+    capped      INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (index_code, day)
+) WITHOUT ROWID;
+
+CREATE TABLE index_member_spans (
+    index_code TEXT NOT NULL,
+    code       TEXT NOT NULL,
+    first_day  INTEGER NOT NULL,
+    last_day   INTEGER,
+    PRIMARY KEY (index_code, code, first_day)
+) WITHOUT ROWID;
+CREATE INDEX index_member_spans_open ON index_member_spans(index_code, last_day);

@@ -732,6 +732,7 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 		"/v1/api/bars/minute time":    "10:30",                    // a minute of that day, ended
 		"/v1/api/news/view id":        "1",                        // the news job's first item, or a 404 (not a 5xx)
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": code,
+		"/v1/api/index/members code": "000300.SH", "/v1/api/index/changes code": "000300.SH",
 	}
 
 	for _, ep := range openAPIGets(t, s.raw, values) {
@@ -766,7 +767,8 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 	rng := "&freq=D&start=" + current.AddDays(-20).String() + "&end=" + current.String()
 	for _, p := range []string{"/v1/api/kline?code=000001.SH&source=tdx" + rng, "/v1/api/kline?code=399006.SZ" + rng,
 		"/v1/api/minutes?code=000300.SH", "/v1/api/block/members?block=" + url.QueryEscape("沪深300"), "/v1/api/meta/stocks?type=index",
-		"/v1/api/intraday/kline?code=000001.SH", "/v1/api/kline/with_realtime?code=399001.SZ&freq=D"} {
+		"/v1/api/intraday/kline?code=000001.SH", "/v1/api/kline/with_realtime?code=399001.SZ&freq=D",
+		"/v1/api/index/members?code=000300.SH", "/v1/api/index/changes?code=399006.SZ"} {
 		if status, body := s.get(t, c, p); status != 200 {
 			t.Errorf("%s: GET %s: %d %v", when, p, status, body)
 		}

@@ -105,6 +105,13 @@ func FuzzEndpoints(f *testing.F) {
 	f.Add("demo GET /v1/api/boards/top50", "day=1970-01-01", []byte(nil))
 	f.Add("demo GET /v1/api/boards/top50", "day=2010-01-04", []byte(nil))
 	f.Add("demo GET /v1/api/market/movements", "day=19700101&type=concept", []byte(nil))
+	// The index membership history (issue 31): the terminal's import
+	// recorded 沪深300 from block_zs.dat.
+	f.Add("GET /v1/api/index/members", "code=000300.SH&date=2026-11-23", []byte(nil))
+	f.Add("GET /v1/api/index/members", "code=000300&date=19700101", []byte(nil))
+	f.Add("GET /v1/api/index/members", "code=%E6%B2%AA%E6%B7%B1300&date=2099-12-31", []byte(nil))
+	f.Add("GET /v1/api/index/changes", "code=000300.SH&start=2026-11-24&end=2026-11-20", []byte(nil))
+	f.Add("demo GET /v1/api/index/changes", "code=399001.SZ&start=20260101", []byte(nil))
 
 	// Routes whose success is a document of its own rather than the
 	// envelope (the OpenAPI document, the dashboard's page and assets,

@@ -264,7 +264,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 
 	// Data the read endpoints need: a terminal import, a hot-rank day,
-	// the day's news, the end-of-day signals and chips, a screen.
+	// the day's news, the end-of-day signals and chips, a screen. The
+	// index lists go first: the import's capped block_zs.dat list of
+	// 沪深300 does not follow them.
+	recordIndexDays(t, h.store)
 	want(200, http.MethodPost, "/v1/api/refresh", []byte(`{}`), admin)
 	want(200, http.MethodPost, "/v1/api/hot_rank/import", []byte(`{"date":"2026-11-20"}`), admin)
 	want(200, http.MethodPost, "/v1/api/update-news", nil, admin)
@@ -376,6 +379,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{400, "GET", "/v1/api/bars/minute?date=2026-11-20&time=09:30", ""},
 		{400, "GET", "/v1/api/bars/minute?date=2026-11-20", ""},
 		{404, "GET", "/v1/api/securities/history?code=600999.SH", ""},
+		{200, "GET", "/v1/api/index/members?code=000300.SH", ""},
+		{200, "GET", "/v1/api/index/members?code=000300&date=2026-11-22", ""},
+		{200, "GET", "/v1/api/index/changes?code=000300.SH", ""},
+		{200, "GET", "/v1/api/index/changes?code=%E6%B2%AA%E6%B7%B1300&start=2026-11-20&end=2026-11-20", ""},
+		{400, "GET", "/v1/api/index/members?code=000300.SH&date=2026-13-01", ""},
+		{400, "GET", "/v1/api/index/members", ""},
+		{400, "GET", "/v1/api/index/changes?code=000300.SH&start=2026-11-21&end=2026-11-20", ""},
+		{404, "GET", "/v1/api/index/members?code=000300.SH&date=2026-01-05", ""},
+		{404, "GET", "/v1/api/index/members?code=000852.SH", ""},
+		{404, "GET", "/v1/api/index/changes?code=000852.SH", ""},
 		{200, "GET", "/v1/api/archive/status", ""},
 		{200, "GET", "/v1/api/quality", ""},
 		{200, "GET", "/v1/api/quality?date=2026-11-20", ""},
@@ -528,6 +541,27 @@ func storeMinuteDays(t *testing.T, h *harness, day market.Day, codes ...string) 
 		days = append(days, db.MinuteDay{Code: market.MustCode(c), Freq: market.Min1, Day: day, Bars: bars, Source: "demo"})
 	}
 	if err := h.store.PutMinuteDays(context.Background(), days); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordIndexDays records three observations of 沪深300's member list
+// (an in and an out on the third) for the index endpoints.
+func recordIndexDays(t *testing.T, store *db.Store) {
+	t.Helper()
+	c := market.MustCode
+	obs := func(day market.Day, codes ...string) db.IndexObservation {
+		o := db.IndexObservation{Index: c("000300.SH"), Day: day, Source: "tdx", File: "spblock.dat", Block: "沪深300"}
+		for _, x := range codes {
+			o.Members = append(o.Members, c(x))
+		}
+		return o
+	}
+	if _, err := store.RecordIndexObservations(context.Background(), []db.IndexObservation{
+		obs(20261118, "600519.SH", "000001.SZ", "601088.SH"),
+		obs(20261119, "600519.SH", "000001.SZ", "601088.SH"),
+		obs(20261120, "600519.SH", "000001.SZ", "300750.SZ"),
+	}, t0); err != nil {
 		t.Fatal(err)
 	}
 }

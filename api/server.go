@@ -22,6 +22,7 @@ import (
 	"mdqs/internal/auth"
 	"mdqs/internal/bridge"
 	"mdqs/internal/corpaction"
+	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
@@ -44,6 +45,7 @@ type Deps struct {
 	Pager        *kline.Pager
 	Actions      *corpaction.Service   // corporate actions and adjusted prices; nil: not served
 	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
+	IndexMembers *indexmembers.Service // index membership history; nil: answers from Store
 	CrossSection *crosssection.Service // the market's bars of a day or a minute; nil: not served
 	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
@@ -110,6 +112,9 @@ func New(d Deps) *Server {
 	}
 	if d.Clock == nil {
 		d.Clock = market.SystemClock{}
+	}
+	if d.IndexMembers == nil && d.Store != nil {
+		d.IndexMembers = indexmembers.New(d.Store)
 	}
 	s := &Server{Deps: d, log: d.Log, started: time.Now(), http: newHTTPMetrics(),
 		clientLimits: newBuckets("client", d.Limits.Shared, d.Limits.Client, d.Limits.Clients, d.Clock),
@@ -239,6 +244,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
 	s.protected(http.MethodGet, "/v1/api/bars/minute", auth.ScopeKline, s.handleBarsMinute)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
+	s.protected(http.MethodGet, "/v1/api/index/members", auth.ScopeMarket, s.handleIndexMembers)
+	s.protected(http.MethodGet, "/v1/api/index/changes", auth.ScopeMarket, s.handleIndexChanges)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

@@ -522,3 +522,26 @@ CREATE INDEX minute_days_day ON minute_days(day, freq, bars);
 -- version 23
 -- Where an archive record came from; see schema.sql.
 ALTER TABLE archive_days ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+
+-- version 24
+-- Index membership with history (issue 31); see schema.sql.
+CREATE TABLE index_observations (
+    index_code  TEXT NOT NULL,
+    day         BIGINT NOT NULL,
+    source      TEXT NOT NULL,
+    file        TEXT NOT NULL,
+    block       TEXT NOT NULL,
+    members     BIGINT NOT NULL,
+    capped      BIGINT NOT NULL,
+    recorded_at BIGINT NOT NULL,
+    PRIMARY KEY (index_code, day)
+);
+
+CREATE TABLE index_member_spans (
+    index_code TEXT NOT NULL,
+    code       TEXT NOT NULL,
+    first_day  BIGINT NOT NULL,
+    last_day   BIGINT,
+    PRIMARY KEY (index_code, code, first_day)
+);
+CREATE INDEX index_member_spans_open ON index_member_spans(index_code, last_day);

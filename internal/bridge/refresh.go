@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"mdqs/db"
+	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
 	"mdqs/internal/tdx"
@@ -24,6 +26,9 @@ type Report struct {
 	BarsWritten  int            `json:"bars_written"`
 	Names        int            `json:"names"`
 	Blocks       map[string]int `json:"blocks"` // per kind; absent when no block file changed
+	// IndexLists are the index member lists recorded (or replaced, for a
+	// day already observed) from the block files that changed.
+	IndexLists int `json:"index_lists"`
 	// Actions are the corporate actions (the gbbq's records) the store
 	// holds for the terminal after importing a changed gbbq, and
 	// ActionCodesChanged the codes whose actions that import changed; both
@@ -324,6 +329,9 @@ func (s *Service) importMeta(ctx context.Context, t *tdx.Terminal, files []tdx.F
 		for _, b := range list {
 			rep.Blocks[b.Kind]++
 		}
+		if err := s.recordIndexLists(ctx, t, files, rep); err != nil {
+			return err
+		}
 	}
 	return s.store.SaveFileStates(ctx, states, now)
 }
@@ -390,4 +398,49 @@ func (s *Service) importActions(ctx context.Context, f tdx.File, rep *Report) (d
 	}
 	rep.Actions, rep.ActionCodesChanged = ch.Rows, len(ch.Codes)
 	return s.state(f, len(events), err), nil
+}
+
+// recordIndexLists records the index member lists of the block files
+// that changed (indexmembers.Observe decides which file each index's list
+// comes from); a list whose file did not change was recorded when it
+// did. Lists the store leaves out, and lower-ranked files that disagree
+// with the list taken, are flagged; nothing is left unsaid.
+func (s *Service) recordIndexLists(ctx context.Context, t *tdx.Terminal, changed []tdx.File, rep *Report) error {
+	paths := map[string]bool{}
+	for _, f := range changed {
+		paths[f.Path] = true
+	}
+	now := s.clock.Now()
+	o := indexmembers.Observe(t, s.storeSource(), market.DayOf(now), s.demo != nil)
+	for _, err := range o.Problems {
+		rep.Problems = append(rep.Problems, Problem{Error: err.Error()})
+	}
+	var lists []db.IndexObservation
+	for i, l := range o.Lists {
+		if paths[o.Paths[i]] {
+			lists = append(lists, l)
+		}
+	}
+	for _, d := range o.Disagree {
+		if paths[d.Path] {
+			rep.Flagged = append(rep.Flagged, Flagged{File: s.rel(d.Path), Reason: "index list not taken: " + d.String(), Records: d.Members})
+		}
+	}
+	if f, ok := t.First(tdx.KindBlockZS); ok && paths[f.Path] {
+		for i, name := range o.ZSLeftOut {
+			rep.Flagged = append(rep.Flagged, Flagged{File: s.rel(f.Path), Reason: "index list not taken: " + name + " is " + o.ZSLeftOutWhy[i]})
+		}
+	}
+	if len(lists) == 0 {
+		return nil
+	}
+	rec, err := s.store.RecordIndexObservations(ctx, lists, now)
+	if err != nil {
+		return err
+	}
+	rep.IndexLists = rec.Recorded + rec.Replaced
+	for _, sk := range rec.Skipped {
+		rep.Flagged = append(rep.Flagged, Flagged{File: "T0002/hq_cache/" + sk.File, Reason: fmt.Sprintf("index list of %s (%s) not recorded: %s", sk.Index, sk.Day, sk.Reason)})
+	}
+	return nil
 }

@@ -121,6 +121,9 @@ func printImport(env Env, rep *bridge.Report) {
 			fmt.Fprintf(env.Stdout, ", %d %s blocks", n, kind)
 		}
 	}
+	if rep.IndexLists > 0 {
+		fmt.Fprintf(env.Stdout, ", %d index member lists", rep.IndexLists)
+	}
 	if rep.ActionCodesChanged > 0 {
 		fmt.Fprintf(env.Stdout, ", %s corporate actions (%s codes changed)", group(rep.Actions), group(rep.ActionCodesChanged))
 	}

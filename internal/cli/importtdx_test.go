@@ -25,7 +25,7 @@ func TestImportTDX(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	first := out.String()
-	for _, want := range []string{"303 bars read, 303 written, 4 names", "3 concept blocks", "6 corporate actions (2 codes changed)", "progress: "} {
+	for _, want := range []string{"303 bars read, 303 written, 4 names", "3 concept blocks", "1 index member lists", "6 corporate actions (2 codes changed)", "progress: "} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first import's output lacks %q:\n%s", want, first)
 		}

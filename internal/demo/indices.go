@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"time"
+
 	"cmp"
 	"context"
 	"math"
@@ -12,10 +14,10 @@ import (
 
 // Stock indices: 上证指数 000001.SH (the SH main board), 深证成指
 // 399001.SZ (every SZ stock), 创业板指 399006.SZ (ChiNext 300xxx/301xxx)
-// and 沪深300 000300.SH (the 300 largest SH and SZ stocks by float market
-// value at the anchor close, ST stocks left out; the selection does not
-// rebalance). Each is float-cap weighted over the members listed by the
-// day, as the boards are:
+// and 沪深300 000300.SH (300 SH and SZ stocks, ST stocks left out, reviewed
+// twice a year as CSI reviews it: effective the trading day after the
+// second Friday of June and of December; see reviewTop). Each is float-cap
+// weighted over the members listed by the day, as the boards are:
 //
 //	close(d) = close(d-1) * sum(fs*c) / sum(fs*p)    over members with a previous close p
 //	open(d)  = close(d-1) * sum(fs*o) / sum(fs*p)
@@ -69,8 +71,27 @@ func indexDefs() []indexDef {
 type indexSpec struct {
 	def     indexDef
 	code    market.Code
-	members []int32 // stock indices, ascending
+	members []int32 // stock indices, ascending: the members at the anchor
+	// periods are a reviewed index's member sets, each from its effective
+	// timeline day on (the first from day 0); nil for the composites,
+	// whose members are fixed and counted once listed.
+	periods []memberPeriod
 	beta    float64 // cap-weighted loading of the members on the market factor
+}
+
+// memberPeriod is a reviewed index's members from timeline day from on.
+type memberPeriod struct {
+	from    int
+	members []int32 // ascending
+}
+
+// membersAt are the members an index counts on timeline day i.
+func (sp *indexSpec) membersAt(i int) []int32 {
+	if sp.periods == nil {
+		return sp.members
+	}
+	k, _ := slices.BinarySearchFunc(sp.periods, i+1, func(p memberPeriod, t int) int { return cmp.Compare(p.from, t) })
+	return sp.periods[max(k-1, 0)].members
 }
 
 // indexDay is one index's day in levels (unrounded); n is how many members
@@ -110,22 +131,14 @@ func (m *Market) indexBook() *indexBook {
 			sp := indexSpec{def: def, code: market.MustCode(def.code)}
 			switch {
 			case def.top > 0:
-				var cands []int32
-				for si := range m.u.stocks {
-					s := &m.u.stocks[si]
-					if (s.code.Exchange == market.SH || s.code.Exchange == market.SZ) && !s.st && s.first <= m.anchor && s.delistedDay() == 0 {
-						cands = append(cands, int32(si))
+				sp.periods = m.reviewTop(def.top)
+				sp.members = sp.periods[0].members
+				for _, p := range sp.periods {
+					if p.from <= m.anchor {
+						sp.members = p.members
 					}
+					b.union = append(b.union, p.members...)
 				}
-				capOf := func(si int32) float64 { s := &m.u.stocks[si]; return mul(s.fsF, float64(s.base)) }
-				slices.SortFunc(cands, func(a, b int32) int {
-					if c := cmp.Compare(capOf(b), capOf(a)); c != 0 {
-						return c
-					}
-					return cmp.Compare(a, b)
-				})
-				sp.members = cands[:min(def.top, len(cands))]
-				slices.Sort(sp.members)
 			default:
 				for si := range m.u.stocks {
 					// A stock delisted some day is in no index: an
@@ -175,6 +188,147 @@ func (m *Market) Indices() []Index {
 	}
 	slices.SortFunc(out, func(a, b Index) int { return cmp.Compare(a.Code.String(), b.Code.String()) })
 	return out
+}
+
+// IndexMembersOn is each index's members on day, by index code: the
+// stocks its level counts that day. A composite counts its stocks once
+// they have listed; 沪深300 its reviewed set of that day (a day outside
+// the timeline takes the nearest one's).
+func (m *Market) IndexMembersOn(day market.Day) map[market.Code][]market.Code {
+	b := m.indexBook()
+	i, found := slices.BinarySearch(m.days, day)
+	if !found {
+		i-- // a day between sessions counts as the one before
+	}
+	i = min(max(i, 0), len(m.days)-1)
+	out := make(map[market.Code][]market.Code, len(b.specs))
+	for _, sp := range b.specs {
+		var ms []market.Code
+		for _, si := range sp.membersAt(i) {
+			if s := &m.u.stocks[si]; sp.periods != nil || s.first <= i {
+				ms = append(ms, s.code)
+			}
+		}
+		out[sp.code] = ms
+	}
+	return out
+}
+
+// Review figures of 沪深300: the review effective after the second
+// Friday of June and December; a stock is eligible once listed for
+// reviewSeasoning sessions; incumbents ranked within reviewKeep stay and
+// newcomers ranked within reviewEnter come in (CSI's buffer zones of
+// 240/360 for 300), the rest filled by rank.
+const (
+	reviewSeasoning = 60
+	reviewEnter     = 240
+	reviewKeep      = 360
+	reviewDraw      = 0.15 // spread of the drawn float value at a review
+)
+
+// reviewDays are the timeline indices of the review effective days.
+func (m *Market) reviewDays() []int {
+	var out []int
+	first, last := m.days[0], m.days[len(m.days)-1]
+	for y := first.Year(); y <= last.Year(); y++ {
+		for _, mo := range []time.Month{time.June, time.December} {
+			fridays := 0
+			for d := market.NewDay(y, mo, 1); ; d = d.AddDays(1) {
+				if d.Weekday() != time.Friday {
+					continue
+				}
+				if fridays++; fridays == 2 {
+					i, _ := slices.BinarySearch(m.days, d.AddDays(1)) // the next session
+					if i > 0 && i < len(m.days) {
+						out = append(out, i)
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// reviewTop is a top-n index's member sets: the n largest eligible SH and
+// SZ stocks at day 0, then at each review a ranking by float value (the
+// anchor's, times a draw of the review: the market moved since) with
+// CSI's buffer zones, so a review swaps a handful of stocks near the
+// cut-off and brings in large new listings. Stocks delisted some day are
+// in no index.
+func (m *Market) reviewTop(n int) []memberPeriod {
+	eligible := func(s *stock, from int) bool {
+		return (s.code.Exchange == market.SH || s.code.Exchange == market.SZ) && !s.st && s.delistedDay() == 0 &&
+			(s.first+reviewSeasoning <= from || s.first == 0)
+	}
+	rank := func(from, k int) []int32 {
+		var cands []int32
+		var val []float64
+		for si := range m.u.stocks {
+			s := &m.u.stocks[si]
+			if !eligible(s, from) {
+				continue
+			}
+			v := mul(s.fsF, float64(s.base))
+			if k > 0 {
+				rs := newStream(hash3(m.seed, tagIndex, uint64(1000+k)), uint64(si))
+				v = mul(v, 1+mul(reviewDraw, rs.norm()))
+			}
+			cands = append(cands, int32(si))
+			val = append(val, v)
+		}
+		order := make([]int, len(cands))
+		for j := range order {
+			order[j] = j
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			if c := cmp.Compare(val[b], val[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(cands[a], cands[b])
+		})
+		out := make([]int32, len(order))
+		for j, o := range order {
+			out[j] = cands[o]
+		}
+		return out
+	}
+	first := rank(0, 0)
+	periods := []memberPeriod{{from: 0, members: slices.Sorted(slices.Values(first[:min(n, len(first))]))}}
+	enter, keep := n*reviewEnter/300, n*reviewKeep/300
+	for k, from := range m.reviewDays() {
+		prev := map[int32]bool{}
+		for _, si := range periods[len(periods)-1].members {
+			prev[si] = true
+		}
+		ranked := rank(from, k+1)
+		var sel []int32
+		for r, si := range ranked {
+			if (prev[si] && r < keep) || (!prev[si] && r < enter) {
+				sel = append(sel, si)
+			}
+		}
+		sel = sel[:min(n, len(sel))]
+		chosen := map[int32]bool{}
+		for _, si := range sel {
+			chosen[si] = true
+		}
+		for _, si := range ranked {
+			if len(sel) >= n {
+				break
+			}
+			if !chosen[si] {
+				sel = append(sel, si)
+				chosen[si] = true
+			}
+		}
+		slices.Sort(sel)
+		if slices.Equal(sel, periods[len(periods)-1].members) {
+			continue
+		}
+		periods = append(periods, memberPeriod{from: from, members: sel})
+	}
+	return periods
 }
 
 // indexOf is the position of an index among the specs.
@@ -230,7 +384,7 @@ func (m *Market) indexPass(b *indexBook, i int, details bool) []indexSums {
 	out := make([]indexSums, len(b.specs))
 	for k, sp := range b.specs {
 		o := &out[k]
-		for _, si := range sp.members {
+		for _, si := range sp.membersAt(i) {
 			p := prev[si]
 			if p <= 0 {
 				continue

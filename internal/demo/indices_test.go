@@ -71,8 +71,9 @@ func TestIndexBarsAreTheirMembers(t *testing.T) {
 		fs[s.Code] = float64(s.FloatShares)
 	}
 	cal := market.DefaultCalendar()
-	for _, d := range []market.Day{20150106, 20190620, 20261120, 20261231, 20270104, 20270330} {
+	for _, d := range []market.Day{20150106, 20190620, 20181217, 20261120, 20261214, 20261231, 20270104, 20270330} {
 		prevDay := cal.Prev(d)
+		members := m.IndexMembersOn(d)
 		for _, ix := range m.Indices() {
 			bars := klines(t, m, ix.Code, market.Daily, prevDay, d)
 			if len(bars) != 2 || bars[1].Day != d {
@@ -81,7 +82,7 @@ func TestIndexBarsAreTheirMembers(t *testing.T) {
 			prevLevel, bar := bars[0].Close, bars[1]
 			var num, den, numO, numH, numL, amt, mf float64
 			var vol int64
-			for _, c := range ix.Members {
+			for _, c := range members[ix.Code] {
 				mb := klines(t, m, c, market.Daily, prevDay, d)
 				switch {
 				case len(mb) == 0 || mb[len(mb)-1].Day != d:
@@ -217,5 +218,50 @@ func TestIndexHistoryIsCheap(t *testing.T) {
 	bars := klines(t, m, market.MustCode("000300.SH"), market.Daily, 0, 0)
 	if len(bars) < 2400 || time.Since(start) > 20*time.Second {
 		t.Fatalf("%d bars in %v", len(bars), time.Since(start))
+	}
+}
+
+// 沪深300 is reviewed as CSI reviews it: its members change only on the
+// trading day after the second Friday of June and December, a handful at
+// a time, always 300; the composites gain a stock the day it lists.
+func TestIndexReviews(t *testing.T) {
+	m, _ := newMarket(t, Config{Seed: 1}, at(20270331, 16, 0, 0))
+	hs300 := market.MustCode("000300.SH")
+	cal := market.DefaultCalendar()
+	prev := m.IndexMembersOn(20260102)[hs300]
+	changes := map[market.Day]int{}
+	for d := cal.Next(20260102); d <= 20270331; d = cal.Next(d) {
+		cur := m.IndexMembersOn(d)[hs300]
+		if len(cur) != 300 {
+			t.Fatalf("%v: %d members", d, len(cur))
+		}
+		if !slices.Equal(cur, prev) {
+			in := 0
+			for _, c := range cur {
+				if !slices.Contains(prev, c) {
+					in++
+				}
+			}
+			changes[d] = in
+		}
+		prev = cur
+	}
+	if len(changes) != 2 || changes[20260615] == 0 || changes[20261214] == 0 || changes[20260615] > 30 || changes[20261214] > 30 {
+		t.Errorf("review changes = %v, want a handful on 2026-06-15 and 2026-12-14 only", changes)
+	}
+	// Between sessions a day takes the session before's members.
+	if a, b := m.IndexMembersOn(20261213)[hs300], m.IndexMembersOn(20261211)[hs300]; !slices.Equal(a, b) {
+		t.Error("members on Sunday 2026-12-13 differ from Friday's")
+	}
+	// A composite counts a stock from its listing day.
+	sz := market.MustCode("399001.SZ")
+	for _, s := range m.Stocks() {
+		if s.Code.Exchange != market.SZ || s.Listed <= 20260105 || s.Listed > 20270331 || s.Delisted != 0 {
+			continue
+		}
+		if slices.Contains(m.IndexMembersOn(cal.Prev(s.Listed))[sz], s.Code) || !slices.Contains(m.IndexMembersOn(s.Listed)[sz], s.Code) {
+			t.Errorf("%v listed %v: not a 深证成指 member from that day on only", s.Code, s.Listed)
+		}
+		break
 	}
 }

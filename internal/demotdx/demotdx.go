@@ -11,7 +11,9 @@
 //     the demo's industries (tdxzs3.cfg type 2, members in tdxhy.cfg) and
 //     concepts (tdxzs3.cfg type 4, members in infoharbor_block.dat, which
 //     also lists 沪深300's constituents), under the terminal's 880xxx
-//     block codes and the demo boards' own names;
+//     block codes and the demo boards' own names; spblock.dat with every
+//     demo index's members of the folder's day (the index membership the
+//     bridge records);
 //   - T0002/hq_cache/gbbq: every stock's corporate actions as of the
 //     folder's day (demo.Market.ActionsAsOf), announced ones included, so
 //     that the bridge imports them as it does a terminal's;
@@ -46,7 +48,7 @@ const (
 	MinuteDays    = 5  // sessions of .lc1/.lc5 files
 	MinuteStocks  = 10 // members of the demo 沪深300 with minute files, and in the user block
 	stampName     = "mdqs-demo-terminal.txt"
-	formatVersion = 2 // 2: the gbbq; a folder of an older format is rewritten
+	formatVersion = 3 // 2: the gbbq, 3: spblock.dat; a folder of an older format is rewritten
 	// staleTemp is how old a temporary folder of an interrupted write must
 	// be before a later write removes it: a concurrent write is younger.
 	staleTemp = 10 * time.Minute
@@ -414,10 +416,12 @@ func (b *builder) blocks(stocks []demo.Stock, indices []demo.Index) error {
 		harbor = append(harbor, tdx.HarborBlock{Kind: "GN", Name: bd.Name, Code: code, Updated: b.through, Members: bd.Members})
 	}
 	// Index constituents as the terminal lists them: 沪深300's, not the
-	// composites', which hold every stock of their boards.
+	// composites', which hold every stock of their boards; its members
+	// are those of the folder's day (the demo reviews it twice a year).
+	members := b.m.IndexMembersOn(b.through)
 	for _, ix := range indices {
 		if ix.Code.Symbol == "000300" {
-			harbor = append(harbor, tdx.HarborBlock{Kind: "ZS", Name: ix.Name, Updated: b.through, Members: ix.Members})
+			harbor = append(harbor, tdx.HarborBlock{Kind: "ZS", Name: ix.Name, Updated: b.through, Members: members[ix.Code]})
 		}
 	}
 	hy := make([]tdx.HYEntry, 0, len(stocks))
@@ -432,7 +436,18 @@ func (b *builder) blocks(stocks []demo.Stock, indices []demo.Index) error {
 	}
 	// 100 members a line: the terminal wraps long blocks, and it keeps
 	// every line short whatever the scale.
-	return b.fill("T0002/hq_cache/infoharbor_block.dat", func(w *bytes.Buffer) error { return tdx.WriteInfoHarbor(w, harbor, 100) })
+	if err := b.fill("T0002/hq_cache/infoharbor_block.dat", func(w *bytes.Buffer) error { return tdx.WriteInfoHarbor(w, harbor, 100) }); err != nil {
+		return err
+	}
+	// spblock.dat: every demo index's members of the folder's day, the
+	// lists the bridge records as the day's index membership (the
+	// indices' levels are computed from exactly these), then the special
+	// blocks a terminal also lists there.
+	var sp []tdx.SPBlock
+	for _, ix := range indices {
+		sp = append(sp, tdx.SPBlock{Name: ix.Name, Members: members[ix.Code]})
+	}
+	return b.fill("T0002/hq_cache/spblock.dat", func(w *bytes.Buffer) error { return tdx.WriteSPBlock(w, sp) })
 }
 
 func blockCode(n int) market.Code {

@@ -23,6 +23,10 @@
 //   - infoharbor_block.dat, uncapped block membership (§5.5, layout from
 //     third-party parsers; no real file was available). HarborBlocks,
 //     ReadInfoHarbor.
+//   - T0002/hq_cache/spblock.dat, the special blocks (margin trading,
+//     Stock Connect, index constituents, ETF and bond groups): GBK text,
+//     "#name" then one market digit + code a line, no cap (eastmoney-part2.md
+//     e.4; a real 2017 file is in testdata/spblock). SPBlocks, ReadSPBlock.
 //   - incon.dat, industry code → name sections (§5.6). InconEntries,
 //     ReadIncon.
 //   - shm/szm.tnf (314-byte records) and shs/szs/bjs.tnf (360-byte records)

@@ -6,6 +6,7 @@ package tdx
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -363,6 +364,35 @@ func WriteBLK(w io.Writer, codes []market.Code, lf bool) error {
 		bw.WriteByte(m)
 		bw.WriteString(c.Symbol)
 		bw.WriteString(end)
+	}
+	return bw.Flush()
+}
+
+// WriteSPBlock writes a spblock.dat file as the real one is: GBK, LF line
+// endings, "#name" then one member a line as the market digit and the
+// code, a final newline.
+func WriteSPBlock(w io.Writer, blocks []SPBlock) error {
+	bw := bufio.NewWriter(w)
+	for _, b := range blocks {
+		name, err := encodeGBK(b.Name)
+		if err != nil {
+			return fmt.Errorf("tdx: block name not representable in GBK: %w", err)
+		}
+		if bytes.ContainsAny(name, "\r\n") || b.Name == "" {
+			return fmt.Errorf("tdx: block name %q cannot be one line", b.Name)
+		}
+		bw.WriteByte('#')
+		bw.Write(name)
+		bw.WriteByte('\n')
+		for _, c := range b.Members {
+			m, ok := digitOfExchange(c.Exchange)
+			if !ok || len(c.Symbol) != 6 {
+				return fmt.Errorf("tdx: %s: no market digit", c)
+			}
+			bw.WriteByte(m)
+			bw.WriteString(c.Symbol)
+			bw.WriteByte('\n')
+		}
 	}
 	return bw.Flush()
 }

@@ -506,3 +506,28 @@ func FuzzBaseDBF(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSPBlock(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		write := func(w io.Writer, bs []SPBlock) error {
+			for _, b := range bs {
+				// Names the parser trims or cuts cannot come back whole.
+				if b.Name != strings.TrimSpace(b.Name) || strings.ContainsAny(b.Name, "\r\n") {
+					return errors.New("skip")
+				}
+			}
+			return WriteSPBlock(w, bs)
+		}
+		fuzzText(t, data, k, SPBlocks, write)
+		bs, _ := drain(t, func() iter.Seq2[SPBlock, error] { return SPBlocks(bytes.NewReader(data)) }, 1)
+		for _, b := range bs {
+			seen := map[market.Code]bool{}
+			for _, c := range b.Members {
+				if _, err := market.ParseCode(c.String()); err != nil || seen[c] {
+					t.Fatalf("block %q member %v: %v (or listed twice)", b.Name, c, err)
+				}
+				seen[c] = true
+			}
+		}
+	})
+}

@@ -23,6 +23,7 @@ const (
 	KindHY         Kind = "tdxhy"      // tdxhy.cfg, security → industry codes
 	KindBK         Kind = "tdxbk"      // tdxbk.cfg, short → full block names
 	KindInfoHarbor Kind = "infoharbor" // infoharbor_block.dat, uncapped block members
+	KindSPBlock    Kind = "spblock"    // T0002/hq_cache/spblock.dat, special blocks incl. index constituents, uncapped
 	KindIncon      Kind = "incon"      // incon.dat, industry code → name
 	KindTNF        Kind = "tnf"        // {sh,sz}m.tnf (314-byte) or {sh,sz,bj}s.tnf (360-byte) names
 	KindGBBQ       Kind = "gbbq"       // T0002/hq_cache/gbbq, ex-rights and share-capital events

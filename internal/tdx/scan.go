@@ -215,6 +215,8 @@ func hqCacheKind(name string) (Kind, bool) {
 		return KindBK, true
 	case "infoharbor_block.dat":
 		return KindInfoHarbor, true
+	case "spblock.dat":
+		return KindSPBlock, true
 	case "incon.dat": // tdx.md puts it in the root; accepted here too
 		return KindIncon, true
 	case "gbbq":

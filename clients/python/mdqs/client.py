@@ -896,6 +896,34 @@ class Client:
         shares in ``attrs``)."""
         return self._rows(self.get("/v1/api/securities/history", code=code), "spans", as_frame)
 
+    def index_members(self, code: str, date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """An index's members on ``date`` (default: its latest observed day),
+        from mdqs's recorded history of the index's member list
+        (``docs/index-members.md``): ``code``, ``name`` and ``since`` (the
+        first observation of the member's current span). ``as_of`` is the
+        observation the list rests on (the latest on or before ``date``),
+        ``note`` says so in words; ``weights`` is None (no source gives
+        them, ``weights_note``). ``code`` is ``000300.SH``, ``000300`` or the
+        block name ``沪深300``. ``data`` (a frame of ``members`` with
+        ``as_frame``, the rest in ``attrs``); a day before the history is a
+        404 MdqsError naming the day it starts."""
+        return self._rows(self.get("/v1/api/index/members", code=code, date=date), "members", as_frame)
+
+    def index_changes(self, code: str, start: Optional[str] = None, end: Optional[str] = None,
+                      as_frame: bool = False) -> Any:
+        """An index's ins and outs between its observations, oldest first:
+        ``date`` (the first observation showing the change), ``change``
+        (``in``/``out``), ``code``, ``name``, ``after`` (the observation
+        before it) and ``file``. ``data`` (a frame of ``changes`` with
+        ``as_frame``, with these columns even when there are none; the rest
+        in ``attrs``)."""
+        data = self.get("/v1/api/index/changes", code=code, start=start, end=end)
+        df = self._rows(data, "changes", as_frame)
+        if as_frame and len(df.columns) == 0:
+            for col in ("date", "change", "code", "name", "after", "file", "observed"):
+                df[col] = []
+        return df
+
     def security_names(self, code: str, as_frame: bool = False) -> Any:
         """Every name ``code`` is known to have had (曾用名 included), oldest
         first, from its history: ``name``, ``from``, ``to`` and ``source``

@@ -899,6 +899,33 @@ class TestFrames(ServerTest):
         names = self.client.security_names(self.code, as_frame=True)
         self.assertEqual(list(names.columns), ["name", "from", "to", "source"])
 
+    def test_index_membership_frames(self):
+        # The demo records its indices' members (demo history, then the
+        # demo terminal's spblock.dat); 沪深300 holds every eligible stock
+        # of a 60-stock demo.
+        df = self.client.index_members("000300.SH", as_frame=True)
+        self.assertGreater(len(df), 0)
+        self.assertEqual(list(df.columns), ["code", "name", "since"])
+        self.assertEqual(df.attrs["code"], "000300.SH")
+        self.assertIsNone(df.attrs["weights"])
+        self.assertIn("weights", df.attrs["weights_note"])
+        self.assertEqual(df.attrs["as_of"], df.attrs["observation"]["date"])
+        start = df.attrs["history"]["from"]
+        same = self.client.index_members("沪深300", date=start, as_frame=True)
+        self.assertEqual(same.attrs["as_of"], start)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.index_members("000300.SH", date="2000-01-04")
+        self.assertEqual(cm.exception.status, 404)
+        self.assertIn(start, cm.exception.detail)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.index_members("000300.SH", date="2026-02-30")
+        self.assertEqual(cm.exception.status, 400)
+        ch = self.client.index_changes("399001.SZ", as_frame=True)
+        self.assertEqual(list(ch.columns)[:4], ["date", "change", "code", "name"])
+        self.assertEqual(ch.attrs["ins"] + ch.attrs["outs"], len(ch))
+        raw = self.client.index_changes("399006.SZ")
+        self.assertEqual(raw["code"], "399006.SZ")
+
     def test_other_frames(self):
         self.assertGreater(len(self.client.top50(top=3, as_frame=True)), 0)
         b = self.client.boards("industry", as_frame=True)
