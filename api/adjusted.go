@@ -101,18 +101,9 @@ func actionItemOf(a db.Action) actionItem {
 func (s *Server) handleCorporateActions(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	code, _ := q.code("code", true)
-	var from, to market.Day
-	if q.has("start") {
-		from, _ = q.day("start", "")
-	}
-	if q.has("end") {
-		to, _ = q.day("end", "")
-	}
+	from, to := q.span()
 	if err := q.Err(); err != nil {
 		return err
-	}
-	if from != 0 && to != 0 && from > to {
-		return market.Errorf(market.KindInvalid, "start %s is after end %s", from, to)
 	}
 	if s.Actions == nil {
 		return market.Errorf(market.KindUnavailable, "corporate actions are not served by this server")

@@ -122,18 +122,9 @@ func (s *Server) handleIndexChanges(w http.ResponseWriter, r *http.Request) erro
 	}
 	q := newQuery(r)
 	code := indexCode(q)
-	var from, to market.Day
-	if q.has("start") {
-		from, _ = q.day("start", "")
-	}
-	if q.has("end") {
-		to, _ = q.day("end", "")
-	}
+	from, to := q.span()
 	if err := q.Err(); err != nil {
 		return err
-	}
-	if from != 0 && to != 0 && from > to {
-		return market.Errorf(market.KindInvalid, "start %s is after end %s", from, to)
 	}
 	c, err := s.IndexMembers.Changes(r.Context(), code, from, to)
 	if err != nil {

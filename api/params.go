@@ -191,6 +191,17 @@ func (q *query) day(name, message string) (market.Day, bool) {
 	return d, true
 }
 
+// span reads the optional dates start and end (0 where absent); start
+// after end is a bad request.
+func (q *query) span() (from, to market.Day) {
+	from, _ = q.day("start", "")
+	to, _ = q.day("end", "")
+	if from != 0 && to != 0 && from > to {
+		q.fail("", "start %s is after end %s", from, to)
+	}
+	return from, to
+}
+
 // clock reads a time of day HH:MM; absent gives ok = false. what says
 // which times are meant, for the message of a malformed one.
 func (q *query) clock(name, what string) (market.TimeOfDay, bool) {

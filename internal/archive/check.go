@@ -71,6 +71,15 @@ func relative(got, want float64) float64 {
 	return math.Abs(got-want) / math.Abs(want)
 }
 
+// keptAt is the frequency of a record's bars (its freq: 1, or 5 for a
+// day kept at 5 minutes only) and how many a whole day has.
+func keptAt(freq int) (market.Freq, int) {
+	if freq == 5 {
+		return market.Min5, 48
+	}
+	return market.Min1, 240
+}
+
 // judge checks a kept day's bars (want of them) and sets rec's status and
 // reason from the outcome, counting it in rep: flagged when a check
 // failed, archived when it passed or could not be made.

@@ -95,10 +95,7 @@ func (s *Service) mergeDay(ctx context.Context, from *db.Store, day market.Day, 
 			continue
 		}
 		rep.Offered++
-		freq, want := market.Min1, 240
-		if t.Freq == 5 {
-			freq, want = market.Min5, 48
-		}
+		freq, want := keptAt(t.Freq)
 		mine, have := recorded[t.Code]
 		upgrade := have && mine.Status != db.ArchiveGap && mine.Freq == 5 && t.Freq == 1
 		if have && mine.Status != db.ArchiveGap && !upgrade || held[freq][t.Code] {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"mdqs/db"
-	"mdqs/internal/market"
 )
 
 // VerifyReport says what a verification found.
@@ -40,10 +39,7 @@ func (s *Service) Verify(ctx context.Context, progress func(done, total int)) (V
 				continue
 			}
 			rep.Checked++
-			freq, want := market.Min1, 240
-			if a.Freq == 5 {
-				freq, want = market.Min5, 48
-			}
+			freq, want := keptAt(a.Freq)
 			bars, err := s.store.Bars(ctx, db.BarQuery{Code: a.Code, Freq: freq, FromTS: a.Day.Start().Unix(), ToTS: a.Day.At(23, 59, 59).Unix()})
 			if err != nil {
 				return rep, err
