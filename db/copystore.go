@@ -42,7 +42,8 @@ var copyOrder = []string{"clients", "tokens", "counters", "snapshot_runs", "sect
 	"movement_events", "bars", "bar_coverage", "stocks", "daily_signals", "chip_metrics", "hot_rank", "info_imports",
 	"news", "news_codes", "news_fts", "financial_reports", "blocks", "block_members", "tdx_files", "screener_jobs",
 	"screener_results", "store_meta", "movement_timelines", "corporate_actions",
-	"alerts", "alert_fires", "alert_events", "nonces", "listing_days", "security_spans", "security_days", "delistings", "name_changes", "minute_days", "archive_days"}
+	"alerts", "alert_fires", "alert_events", "nonces", "listing_days", "security_spans", "security_days", "delistings", "name_changes", "minute_days", "archive_days",
+	"lhb_days", "lhb_listings", "lhb_seats"}
 
 // CopyTo copies every table of a SQLite store into a PostgreSQL store at
 // the same schema version, so a trader who outgrows one PC keeps history,
