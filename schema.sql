@@ -691,6 +691,7 @@ CREATE TABLE lhb_seats (
     seq       INTEGER NOT NULL,
     seat_code TEXT NOT NULL,
     seat_name TEXT NOT NULL,
+    stock_name TEXT NOT NULL,
     buy       REAL,
     sell      REAL,
     net       REAL,

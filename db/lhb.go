@@ -55,12 +55,14 @@ type LHBSeat struct {
 	Seq      int
 	SeatCode string
 	SeatName string
-	Buy      float64 // NaN: the seat did not buy
-	Sell     float64 // NaN: the seat did not sell
-	Net      float64
-	BuyPct   float64 // % of the stock's day turnover
-	SellPct  float64
-	Reasons  []string
+	// StockName is the stock's name that day, as the list gives it.
+	StockName string
+	Buy       float64 // NaN: the seat did not buy
+	Sell      float64 // NaN: the seat did not sell
+	Net       float64
+	BuyPct    float64 // % of the stock's day turnover
+	SellPct   float64
+	Reasons   []string
 }
 
 // ReplaceLHBDay stores day's list and seats in one transaction, replacing
@@ -103,14 +105,14 @@ func (s *Store) ReplaceLHBDay(ctx context.Context, day LHBDay, listings []LHBLis
 				return classify(err, "store lhb listing")
 			}
 		}
-		seat, err := tx.PrepareContext(ctx, `INSERT INTO lhb_seats(day, code, side, seq, seat_code, seat_name, buy, sell, net,
-			buy_pct, sell_pct, reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		seat, err := tx.PrepareContext(ctx, `INSERT INTO lhb_seats(day, code, side, seq, seat_code, seat_name, stock_name, buy,
+			sell, net, buy_pct, sell_pct, reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return classify(err, "prepare lhb seats")
 		}
 		defer seat.Close()
 		for _, st := range seats {
-			if _, err := seat.ExecContext(ctx, d, st.Code.String(), st.Side, st.Seq, st.SeatCode, st.SeatName, nullFloat(st.Buy),
+			if _, err := seat.ExecContext(ctx, d, st.Code.String(), st.Side, st.Seq, st.SeatCode, st.SeatName, st.StockName, nullFloat(st.Buy),
 				nullFloat(st.Sell), nullFloat(st.Net), nullFloat(st.BuyPct), nullFloat(st.SellPct),
 				strings.Join(st.Reasons, "\n")); err != nil {
 				return classify(err, "store lhb seat")
@@ -213,7 +215,7 @@ type LHBSeatQuery struct {
 	Limit    int
 }
 
-const lhbSeatColumns = `day, code, side, seq, seat_code, seat_name, buy, sell, net, buy_pct, sell_pct, reasons`
+const lhbSeatColumns = `day, code, side, seq, seat_code, seat_name, stock_name, buy, sell, net, buy_pct, sell_pct, reasons`
 
 // LHBSeats lists the seat rows q selects, by day, code, side (buy first)
 // and rank, and how many there are in all.
@@ -248,7 +250,7 @@ func (s *Store) LHBSeats(ctx context.Context, q LHBSeatQuery) ([]LHBSeat, int, e
 		var day int
 		var code, reasons string
 		v := make([]sql.NullFloat64, 5)
-		if err := rows.Scan(&day, &code, &st.Side, &st.Seq, &st.SeatCode, &st.SeatName, &v[0], &v[1], &v[2], &v[3], &v[4], &reasons); err != nil {
+		if err := rows.Scan(&day, &code, &st.Side, &st.Seq, &st.SeatCode, &st.SeatName, &st.StockName, &v[0], &v[1], &v[2], &v[3], &v[4], &reasons); err != nil {
 			return nil, 0, classify(err, "read lhb seats")
 		}
 		c, err := market.ParseCode(code)

@@ -22,7 +22,7 @@ func lhbListing(day market.Day, code, reason string, buy float64) db.LHBListing 
 }
 
 func lhbSeat(day market.Day, code, side string, seq int, name string, amount float64, reasons ...string) db.LHBSeat {
-	s := db.LHBSeat{Day: day, Code: market.MustCode(code), Side: side, Seq: seq, SeatCode: "1002361" + string(rune('0'+seq)), SeatName: name,
+	s := db.LHBSeat{Day: day, Code: market.MustCode(code), Side: side, Seq: seq, SeatCode: "1002361" + string(rune('0'+seq)), SeatName: name, StockName: "n" + code,
 		Buy: math.NaN(), Sell: math.NaN(), BuyPct: math.NaN(), SellPct: math.NaN(), Reasons: reasons}
 	if side == "buy" {
 		s.Buy, s.Net, s.BuyPct = amount, amount, 1.9
@@ -61,7 +61,7 @@ func TestLHBReplaceDay(t *testing.T) {
 	}
 	st, total, err := s.LHBSeats(ctx, db.LHBSeatQuery{Code: market.MustCode("600611.SH"), From: d2, To: d2})
 	if err != nil || total != 3 || len(st) != 3 || st[0].Side != "buy" || !slices.Equal(st[0].Reasons, []string{"r1", "r2"}) ||
-		!math.IsNaN(st[0].Sell) || st[0].Buy != 37521554.1 || st[2].Seq != 2 || st[2].Net != -900 {
+		!math.IsNaN(st[0].Sell) || st[0].Buy != 37521554.1 || st[2].Seq != 2 || st[2].Net != -900 || st[0].StockName != "n600611.SH" {
 		t.Fatalf("seats %+v (%d), %v", st, total, err)
 	}
 

@@ -563,6 +563,7 @@ CREATE TABLE lhb_seats (
     seq       BIGINT NOT NULL,
     seat_code TEXT NOT NULL,
     seat_name TEXT NOT NULL,
+    stock_name TEXT NOT NULL,
     buy       DOUBLE PRECISION,
     sell      DOUBLE PRECISION,
     net       DOUBLE PRECISION,
