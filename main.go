@@ -40,6 +40,7 @@ import (
 	"mdqs/internal/finance"
 	"mdqs/internal/hotrank"
 	"mdqs/internal/kline"
+	"mdqs/internal/lhb"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/news"
@@ -330,6 +331,10 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if err != nil {
 		return err
 	}
+	dragon, err := lhb.FromConfig(cfg, store, src.Demo, cal, src.Limiters, clock, log)
+	if err != nil {
+		return err
+	}
 	terminal, terminalJob, err := terminalBridge(cfg, store, src, cal, clock, log)
 	if err != nil {
 		return err
@@ -436,6 +441,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
+	// The dragon-tiger list: from lhb.publish_at, every lhb.interval until
+	// the day's list appears (Job does nothing once the due days are held).
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "lhb", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
@@ -468,11 +476,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
-			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses())
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses())
 		},
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
 		Screener:   screens,
+		LHB:        dragon,
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
 		Instance:   tm.instance(),
 		Stream:     hub,

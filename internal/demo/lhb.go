@@ -213,7 +213,7 @@ func (st *lhbStock) totals() (buy, sell float64) {
 	for _, s := range st.sell {
 		sell += s.amount
 	}
-	return buy, sell
+	return math.Round(buy*100) / 100, math.Round(sell*100) / 100
 }
 
 func (st *lhbStock) reason(r int) string {
@@ -252,8 +252,8 @@ func (m *Market) Listings(ctx context.Context, day market.Day, page int) (rows [
 			rows = append(rows, upstream.LHBListing{Day: day, Code: st.code, Name: st.name, Reason: st.reason(r),
 				ReasonCode: lhbRules[r].code, TradeID: lhbTradeID(day, st.si, r), Reading: "demo", Board: board,
 				Close: st.bar.Close, ChangePct: math.Round(st.pct*10000) / 10000, Turnover: st.bar.TurnoverRate,
-				Buy: buy, Sell: sell, Net: buy - sell, Deal: buy + sell, Amount: st.bar.Amount,
-				NetPct: (buy - sell) / st.bar.Amount * 100, DealPct: (buy + sell) / st.bar.Amount * 100, FloatCap: st.floatC})
+				Buy: buy, Sell: sell, Net: round6(buy - sell), Deal: round6(buy + sell), Amount: st.bar.Amount,
+				NetPct: round6((buy - sell) / st.bar.Amount * 100), DealPct: round6((buy + sell) / st.bar.Amount * 100), FloatCap: st.floatC})
 		}
 	}
 	return rows, 1, nil
@@ -285,12 +285,16 @@ func (m *Market) Seats(ctx context.Context, day market.Day, code market.Code, si
 				ReasonCode: lhbRules[r].code, TradeID: lhbTradeID(day, st.si, r), Buy: math.NaN(), Sell: math.NaN(),
 				BuyPct: math.NaN(), SellPct: math.NaN(), Rise3DPct: math.NaN(), Times3D: -1}
 			if side == upstream.LHBSell {
-				row.Sell, row.Net, row.SellPct = s.amount, -s.amount, s.amount/st.bar.Amount*100
+				row.Sell, row.Net, row.SellPct = s.amount, -s.amount, round6(s.amount/st.bar.Amount*100)
 			} else {
-				row.Buy, row.Net, row.BuyPct = s.amount, s.amount, s.amount/st.bar.Amount*100
+				row.Buy, row.Net, row.BuyPct = s.amount, s.amount, round6(s.amount/st.bar.Amount*100)
 			}
 			rows = append(rows, row)
 		}
 	}
 	return rows, 1, nil
 }
+
+// round6 keeps six decimals: cents of a yuan sum without float noise,
+// and percents as finely as anyone reads them.
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

@@ -20,9 +20,10 @@ func FromConfig(cfg config.Config, store *db.Store, dm *demo.Market, cal *market
 		CatchUpDays: l.CatchUpDays, MaxRangeDays: l.MaxRangeDays}
 	if cfg.Sources.Default == "demo" && dm != nil {
 		svc.Source = demo.Source
-		// The demo keeps its history: the job fills the same days the
-		// demo's bars hold, up to the range a query may ask.
-		svc.CatchUpDays = max(svc.CatchUpDays, min(cfg.Demo.HistoryDays, 120))
+		// The demo has a history: the job fills its last four weeks at
+		// start (about 0.1 s a day on the default demo market), so the
+		// range and seat queries have something to show offline.
+		svc.CatchUpDays = max(svc.CatchUpDays, min(cfg.Demo.HistoryDays, 20))
 		return New(svc, store, dm, cal, clock, log), nil
 	}
 	if lims == nil {

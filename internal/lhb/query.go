@@ -303,10 +303,14 @@ func (s *Service) Seat(ctx context.Context, name string, from, to market.Day, pa
 		t.Buy += zero(a.buy)
 		t.Sell += zero(a.sell)
 	}
-	t.Days, t.Stocks, t.Net = len(days), len(stocks), t.Buy-t.Sell
+	t.Buy, t.Sell = cents(t.Buy), cents(t.Sell)
+	t.Days, t.Stocks, t.Net = len(days), len(stocks), cents(t.Buy-t.Sell)
 	lo := min((page-1)*size, len(rows))
 	return SeatAnswer{Coverage: c, Name: name, Totals: t, Items: rows[lo:min(lo+size, len(rows))], Page: page, PageSize: size}, nil
 }
+
+// cents rounds a sum of yuan amounts to the fen, dropping float noise.
+func cents(v float64) float64 { return math.Round(v*100) / 100 }
 
 func zero(v float64) float64 {
 	if math.IsNaN(v) {
