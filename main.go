@@ -84,6 +84,7 @@ commands:
   config         defaults | check: print the built-in defaults; say what a configuration gives
   calendar       import | status: exchange holidays (a newly published year)
   reports        import: financial reports (mdqs reports import -period 2024Q3)
+  lhb            backfill: the dragon-tiger list of past days (mdqs lhb backfill -from 2026-09-01)
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
@@ -123,6 +124,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Calendar(ctx, env, args)
 	case "reports":
 		return cli.Reports(ctx, env, args)
+	case "lhb":
+		return cli.LHB(ctx, env, args)
 	case "backfill":
 		return cli.Backfill(ctx, env, args)
 	case "import":
