@@ -250,7 +250,8 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 		"date":                     market.DefaultCalendar().Prev(market.DayOf(listening)).String(), // recorded by the demo's back-fill (bars/daily, bars/minute)
 		"/v1/api/bars/minute time": "10:30",                                                         // a minute of that day, ended
 		"/v1/api/news/view id":     firstNewsID(t, raw), "/v1/api/block/members block": "沪深300",
-		"/v1/api/hot_rank/detail stock_code": "600519.SH"}
+		"/v1/api/hot_rank/detail stock_code": "600519.SH", "/v1/api/lhb/seats name": "机构专用",
+		"/v1/api/lhb date": market.DefaultCalendar().Prev(market.DayOf(listening)).String()} // imported by the lhb job at start
 	endpoints := openAPIGets(t, raw, values)
 
 	firstOK := map[string]time.Duration{}
@@ -458,7 +459,7 @@ func checkCommand(t *testing.T, f fence, words []string) {
 			break
 		}
 		path = append(path, w)
-		if !slices.Contains([]string{"client", "config", "calendar", "reports", "import", "service"}, w) {
+		if !slices.Contains([]string{"client", "config", "calendar", "reports", "lhb", "import", "service"}, w) {
 			break
 		}
 	}
