@@ -251,7 +251,9 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 		"/v1/api/bars/minute time": "10:30",                                                         // a minute of that day, ended
 		"/v1/api/news/view id":     firstNewsID(t, raw), "/v1/api/block/members block": "沪深300",
 		"/v1/api/hot_rank/detail stock_code": "600519.SH",
-		"/v1/api/index/members code":         "000300.SH", "/v1/api/index/changes code": "000300.SH"}
+		"/v1/api/index/members code":         "000300.SH", "/v1/api/index/changes code": "000300.SH",
+		"/v1/api/lhb/seats name": "机构专用",
+		"/v1/api/lhb date":       market.DefaultCalendar().Prev(market.DayOf(listening)).String()} // imported by the lhb job at start
 	endpoints := openAPIGets(t, raw, values)
 
 	firstOK := map[string]time.Duration{}
@@ -459,7 +461,7 @@ func checkCommand(t *testing.T, f fence, words []string) {
 			break
 		}
 		path = append(path, w)
-		if !slices.Contains([]string{"client", "config", "calendar", "reports", "import", "service"}, w) {
+		if !slices.Contains([]string{"client", "config", "calendar", "reports", "lhb", "import", "service"}, w) {
 			break
 		}
 	}

@@ -41,6 +41,7 @@ import (
 	"mdqs/internal/hotrank"
 	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
+	"mdqs/internal/lhb"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/news"
@@ -84,6 +85,7 @@ commands:
   config         defaults | check: print the built-in defaults; say what a configuration gives
   calendar       import | status: exchange holidays (a newly published year)
   reports        import: financial reports (mdqs reports import -period 2024Q3)
+  lhb            backfill: the dragon-tiger list of past days (mdqs lhb backfill -from 2026-09-01)
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
@@ -123,6 +125,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Calendar(ctx, env, args)
 	case "reports":
 		return cli.Reports(ctx, env, args)
+	case "lhb":
+		return cli.LHB(ctx, env, args)
 	case "backfill":
 		return cli.Backfill(ctx, env, args)
 	case "import":
@@ -331,6 +335,10 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if err != nil {
 		return err
 	}
+	dragon, err := lhb.FromConfig(cfg, store, src.Demo, cal, src.Limiters, clock, log)
+	if err != nil {
+		return err
+	}
 	terminal, terminalJob, err := terminalBridge(cfg, store, src, cal, clock, log)
 	if err != nil {
 		return err
@@ -437,6 +445,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
+	// The dragon-tiger list: from lhb.publish_at, every lhb.interval until
+	// the day's list appears (Job does nothing once the due days are held).
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "lhb", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
@@ -469,11 +480,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
-			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses())
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses())
 		},
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
 		Screener:   screens,
+		LHB:        dragon,
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
 		Instance:   tm.instance(),
 		Stream:     hub,

@@ -673,3 +673,63 @@ CREATE TABLE index_member_spans (
     PRIMARY KEY (index_code, code, first_day)
 ) WITHOUT ROWID;
 CREATE INDEX index_member_spans_open ON index_member_spans(index_code, last_day);
+
+-- version 25
+-- The dragon-tiger list, 龙虎榜 (issue 31). lhb_days has one row per
+-- trading day whose list was imported: a day without a row is not
+-- imported yet, a row with listings = 0 is a day that had no list. An
+-- import replaces the day's rows of all three tables in one transaction.
+-- lhb_listings: one row per stock and listing reason (the exchanges' 上榜
+-- 原因), amounts in yuan, rates in percent. lhb_seats: one row per seat and
+-- side of a stock-day, the rows a seat repeats under each reason merged
+-- (reasons: the reasons' texts joined by newlines; seq tells apart two
+-- rows of one seat that are different trades, such as two 机构专用
+-- seats, or a one-day and a three-day reason). imported_at: Unix ms.
+CREATE TABLE lhb_days (
+    day         INTEGER PRIMARY KEY,
+    listings    INTEGER NOT NULL,
+    stocks      INTEGER NOT NULL,
+    seats       INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    imported_at INTEGER NOT NULL
+);
+CREATE TABLE lhb_listings (
+    day         INTEGER NOT NULL,
+    code        TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    reason_code TEXT NOT NULL,
+    trade_id    TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    reading     TEXT NOT NULL,
+    board       TEXT NOT NULL,
+    close       REAL,
+    change_pct  REAL,
+    turnover    REAL,
+    buy         REAL,
+    sell        REAL,
+    net         REAL,
+    deal        REAL,
+    amount      REAL,
+    net_pct     REAL,
+    deal_pct    REAL,
+    float_cap   REAL,
+    PRIMARY KEY (day, code, reason)
+) WITHOUT ROWID;
+CREATE INDEX lhb_listings_code ON lhb_listings(code, day);
+CREATE TABLE lhb_seats (
+    day       INTEGER NOT NULL,
+    code      TEXT NOT NULL,
+    side      TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    seat_code TEXT NOT NULL,
+    seat_name TEXT NOT NULL,
+    stock_name TEXT NOT NULL,
+    buy       REAL,
+    sell      REAL,
+    net       REAL,
+    buy_pct   REAL,
+    sell_pct  REAL,
+    reasons   TEXT NOT NULL,
+    PRIMARY KEY (day, code, side, seq)
+) WITHOUT ROWID;
+CREATE INDEX lhb_seats_name ON lhb_seats(seat_name, day);

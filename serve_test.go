@@ -733,6 +733,10 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 		"/v1/api/news/view id":        "1",                        // the news job's first item, or a 404 (not a 5xx)
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": code,
 		"/v1/api/index/members code": "000300.SH", "/v1/api/index/changes code": "000300.SH",
+		// The dragon-tiger list of the day before (out at its 18:00, so imported
+		// or on its way: 404 while the start-up job runs, never a 5xx) and a
+		// seat every demo day lists.
+		"/v1/api/lhb date": cal.Prev(current).String(), "/v1/api/lhb/seats name": "机构专用",
 	}
 
 	for _, ep := range openAPIGets(t, s.raw, values) {
@@ -750,7 +754,7 @@ func sweepInstant(t *testing.T, cal *market.Calendar, window market.Window, at t
 		case "/v1/api/kline", "/v1/api/kline/with_realtime", "/v1/api/indicators/macd_bs":
 			check.day(0, current)
 		case "/v1/api/intraday/kline", "/v1/api/monitor/chip_metrics", "/v1/api/hot_rank", "/v1/api/hot_rank_list",
-			"/v1/api/indicators/micro_momentum", "/v1/api/financial-reports":
+			"/v1/api/indicators/micro_momentum", "/v1/api/financial-reports", "/v1/api/lhb":
 			check.day(0, current) // the latest there is: never after the current trading day
 		}
 		if p == "/v1/api/kline" {

@@ -43,6 +43,9 @@ func newFuzzHarness(f *testing.F, opts ...harnessOpt) (*harness, string) {
 	if _, err := h.api.Info.Finance.Import(ctx, finance.ImportRequest{Period: 20260930}); err != nil {
 		f.Fatal(err)
 	}
+	if err := h.api.LHB.Job(ctx); err != nil {
+		f.Fatal(err)
+	}
 	h.addClient("fz", "secret-fz", clientOpts{scopes: "*"})
 	return h, h.token("fz", "secret-fz")
 }

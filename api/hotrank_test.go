@@ -12,6 +12,7 @@ import (
 	"mdqs/internal/finance"
 	"mdqs/internal/hotrank"
 	"mdqs/internal/hotrank/hotranktest"
+	"mdqs/internal/lhb"
 	"mdqs/internal/market"
 	"mdqs/internal/news"
 	"mdqs/internal/upstream"
@@ -55,6 +56,7 @@ func serveInfoFromDemo(t testing.TB, h *harness) *demo.Market {
 		News:    news.New(news.Config{PageSize: 100, Pages: 2}, h.store, []news.Feed{{Name: demo.FeedDemo, Fetch: m.NewsPage}}, h.clock, h.api.log),
 		Finance: finance.New(finance.Config{Source: demo.Source}, h.store, m, h.clock, h.api.log),
 	}
+	h.api.LHB = lhb.New(lhb.Config{Source: demo.Source}, h.store, m, cal, h.clock, h.api.log)
 	return m
 }
 
@@ -319,7 +321,7 @@ func TestInfoEndpointsNotConfigured(t *testing.T) {
 	for _, p := range []struct{ method, path string }{
 		{"GET", "/v1/api/hot_rank"}, {"POST", "/v1/api/hot_rank/import"}, {"GET", "/v1/api/hot_rank/detail"},
 		{"GET", "/v1/api/hot_rank_list"}, {"GET", "/v1/api/news/list"}, {"GET", "/v1/api/news/view"},
-		{"POST", "/v1/api/update-news"}, {"GET", "/v1/api/financial-reports"},
+		{"POST", "/v1/api/update-news"}, {"GET", "/v1/api/financial-reports"}, {"GET", "/v1/api/lhb"}, {"GET", "/v1/api/lhb/seats"},
 	} {
 		h.signed(p.method, p.path, tok, nil).expect(t, 503, "service unavailable")
 	}

@@ -277,6 +277,21 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if err := h.api.Info.Finance.Job(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	if err := h.api.LHB.Job(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lhbDay := want(200, http.MethodGet, "/v1/api/lhb?date=2026-11-20&seats=1", nil, admin)
+	lhbCode, lhbSeat := "", ""
+	if items, _ := dataOf(lhbDay)["items"].([]any); len(items) > 0 {
+		it := items[0].(map[string]any)
+		lhbCode, _ = it["code"].(string)
+		if seats, _ := it["buy_seats"].([]any); len(seats) > 0 {
+			lhbSeat, _ = seats[0].(map[string]any)["seat_name"].(string)
+		}
+	}
+	if lhbCode == "" || lhbSeat == "" {
+		t.Fatalf("no listed stock with seats on 2026-11-20: %.300s", lhbDay.raw)
+	}
 	recordSecurityDays(t, h.store)
 	storeMinuteDays(t, h.harness, 20261120, "600519.SH", "000001.SZ")
 	pending := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 1","idempotency_key":"k1"}`), admin)
@@ -410,6 +425,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/news/view?id=" + newsID, ""},
 		{404, "GET", "/v1/api/news/view?id=999999999", ""},
 		{200, "GET", "/v1/api/financial-reports?page_size=5", ""},
+
+		// The dragon-tiger list.
+		{200, "GET", "/v1/api/lhb?date=2026-11-19", ""},
+		{200, "GET", "/v1/api/lhb?code=" + lhbCode + "&start=2026-11-16&end=2026-11-20", ""},
+		{200, "GET", "/v1/api/lhb/seats?name=" + url.QueryEscape(lhbSeat) + "&start=2026-11-16&end=2026-11-20&page_size=5", ""},
+		{400, "GET", "/v1/api/lhb", ""},
+		{400, "GET", "/v1/api/lhb?date=2026-11-20&code=600519.SH", ""},
+		{400, "GET", "/v1/api/lhb/seats?name=x", ""},
+		{404, "GET", "/v1/api/lhb?date=2026-11-21", ""},
+		{404, "GET", "/v1/api/lhb?date=2026-11-23", ""},
 
 		// The screener.
 		{200, "GET", "/v1/api/screener/fields", ""},

@@ -149,6 +149,7 @@ func TestRetryAfterTellsTheTruth(t *testing.T) {
 		{"GET", "/v1/api/blocks"}, {"GET", "/v1/api/meta/stocks"}, {"POST", "/v1/api/refresh"},
 		{"GET", "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&source=tdx"},
 		{"GET", "/v1/api/hot_rank"}, {"GET", "/v1/api/news/list"}, {"GET", "/v1/api/financial-reports"},
+		{"GET", "/v1/api/lhb?date=2026-11-20"}, {"GET", "/v1/api/lhb/seats?name=xy"},
 	} {
 		r := h.signed(p.method, p.path, tok, nil)
 		r.expect(t, http.StatusServiceUnavailable, "service unavailable")

@@ -24,6 +24,7 @@ import (
 	"mdqs/internal/corpaction"
 	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
+	"mdqs/internal/lhb"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/quote"
@@ -49,6 +50,7 @@ type Deps struct {
 	CrossSection *crosssection.Service // the market's bars of a day or a minute; nil: not served
 	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
+	LHB          *lhb.Service          // the dragon-tiger list; nil: not served
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
 	Quotes       *quote.Service // nil: /v1/api/quotes answers 503
@@ -246,6 +248,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
 	s.protected(http.MethodGet, "/v1/api/index/members", auth.ScopeMarket, s.handleIndexMembers)
 	s.protected(http.MethodGet, "/v1/api/index/changes", auth.ScopeMarket, s.handleIndexChanges)
+	s.protected(http.MethodGet, "/v1/api/lhb", auth.ScopeMarket, s.handleLHB)
+	s.protected(http.MethodGet, "/v1/api/lhb/seats", auth.ScopeMarket, s.handleLHBSeats)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

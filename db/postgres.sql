@@ -545,3 +545,54 @@ CREATE TABLE index_member_spans (
     PRIMARY KEY (index_code, code, first_day)
 );
 CREATE INDEX index_member_spans_open ON index_member_spans(index_code, last_day);
+
+-- version 25
+-- The dragon-tiger list (issue 31); see schema.sql.
+CREATE TABLE lhb_days (
+    day         BIGINT PRIMARY KEY,
+    listings    BIGINT NOT NULL,
+    stocks      BIGINT NOT NULL,
+    seats       BIGINT NOT NULL,
+    source      TEXT NOT NULL,
+    imported_at BIGINT NOT NULL
+);
+CREATE TABLE lhb_listings (
+    day         BIGINT NOT NULL,
+    code        TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    reason_code TEXT NOT NULL,
+    trade_id    TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    reading     TEXT NOT NULL,
+    board       TEXT NOT NULL,
+    close       DOUBLE PRECISION,
+    change_pct  DOUBLE PRECISION,
+    turnover    DOUBLE PRECISION,
+    buy         DOUBLE PRECISION,
+    sell        DOUBLE PRECISION,
+    net         DOUBLE PRECISION,
+    deal        DOUBLE PRECISION,
+    amount      DOUBLE PRECISION,
+    net_pct     DOUBLE PRECISION,
+    deal_pct    DOUBLE PRECISION,
+    float_cap   DOUBLE PRECISION,
+    PRIMARY KEY (day, code, reason)
+);
+CREATE INDEX lhb_listings_code ON lhb_listings(code, day);
+CREATE TABLE lhb_seats (
+    day       BIGINT NOT NULL,
+    code      TEXT NOT NULL,
+    side      TEXT NOT NULL,
+    seq       BIGINT NOT NULL,
+    seat_code TEXT NOT NULL,
+    seat_name TEXT NOT NULL,
+    stock_name TEXT NOT NULL,
+    buy       DOUBLE PRECISION,
+    sell      DOUBLE PRECISION,
+    net       DOUBLE PRECISION,
+    buy_pct   DOUBLE PRECISION,
+    sell_pct  DOUBLE PRECISION,
+    reasons   TEXT NOT NULL,
+    PRIMARY KEY (day, code, side, seq)
+);
+CREATE INDEX lhb_seats_name ON lhb_seats(seat_name, day);

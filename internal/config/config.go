@@ -36,6 +36,8 @@ type Config struct {
 	HotRank HotRank `toml:"hot_rank"`
 	News    News    `toml:"news"`
 	Finance Finance `toml:"finance"`
+	// LHB is the dragon-tiger list (龙虎榜).
+	LHB LHB `toml:"lhb"`
 	// Securities is the security master's upstream lists.
 	Securities Securities `toml:"securities"`
 	// Archive is the minute archive job.
@@ -464,6 +466,7 @@ func (c Config) Validate() error {
 		bad("demo.history_days", "want 0..2500, got %d", c.Demo.HistoryDays)
 	}
 	c.validateInfo(bad)
+	c.validateLHB(bad)
 	c.validateSecurities(bad)
 	c.validateArchive(bad)
 	c.Limits.validate(bad)

@@ -44,6 +44,8 @@ type Market struct {
 	ix indexBook // the stock indices, built on first use
 
 	rights rightsIssue // the one rights issue (actions.go)
+
+	lhb lhbMemo // the dragon-tiger list of the last day asked (lhb.go)
 }
 
 // Stock is a listed stock of the demo universe.

@@ -993,6 +993,59 @@ class Client:
                         start_period=start_period, end_period=end_period, page=page, page_size=page_size)
         return self._rows(data, "items", as_frame)
 
+    # ------------------------------------------------------------------ the dragon-tiger list (龙虎榜)
+
+    def lhb(self, date: Optional[str] = None, code: Optional[str] = None, start: Optional[str] = None,
+            end: Optional[str] = None, seats: bool = False, as_frame: bool = False) -> Any:
+        """The dragon-tiger list: ``date`` gives one day's listed stocks
+        (``seats=True`` adds each stock's buying and selling seats), ``code``
+        with ``start``/``end`` one stock's listings with seats over a range.
+        Data with ``items`` (one per stock-day, each with its ``reasons``);
+        with ``as_frame`` a frame of one row per stock-day and reason
+        (amounts in yuan, ``*_pct`` in percent), the answer's other fields
+        (status, source, imported_at or the range's coverage) in ``attrs``.
+        A day not imported raises MdqsError 404 saying why; a day without a
+        list has ``status`` ``no_list``."""
+        data = self.get("/v1/api/lhb", date=date, code=code, start=start, end=end, seats="1" if seats else None)
+        if not as_frame:
+            return data
+        rows = []
+        for it in data.get("items") or []:
+            base = {k: v for k, v in it.items() if k not in ("reasons", "buy_seats", "sell_seats")}
+            for r in it.get("reasons") or []:
+                rows.append(dict(base, **{("billboard_" + k if k in ("buy", "sell", "net", "deal") else k): v
+                                          for k, v in r.items()}))
+        df = self.to_frame(rows)
+        df.attrs.update({k: v for k, v in data.items() if k != "items"})
+        return df
+
+    def lhb_stock_seats(self, code: str, start: Optional[str] = None, end: Optional[str] = None,
+                        as_frame: bool = False) -> Any:
+        """One stock's seats over ``start``..``end``: a list of seat dicts
+        (or a frame), one per stock-day, side (``buy`` or ``sell``) and seat,
+        with ``date``, ``code``, ``side`` and the seat's ``rank``, amounts
+        and ``reasons`` (a seat repeated per listing reason is one row)."""
+        data = self.get("/v1/api/lhb", code=code, start=start, end=end)
+        rows = []
+        for it in data.get("items") or []:
+            for side in ("buy", "sell"):
+                for st in it.get(side + "_seats") or []:
+                    rows.append(dict(st, date=it["date"], code=it["code"], name=it["name"], side=side))
+        if not as_frame:
+            return rows
+        df = self.to_frame(rows)
+        df.attrs.update({k: v for k, v in data.items() if k != "items"})
+        return df
+
+    def lhb_seat(self, name: str, start: Optional[str] = None, end: Optional[str] = None,
+                 page: Optional[int] = None, page_size: Optional[int] = None, as_frame: bool = False) -> Any:
+        """A seat's activity: every stock-day a seat whose name contains
+        ``name`` (拉萨, 机构专用) was among the top buyers or sellers; data
+        with ``items`` and ``totals`` (a frame of the items with
+        ``as_frame``, totals and coverage in ``attrs``)."""
+        data = self.get("/v1/api/lhb/seats", name=name, start=start, end=end, page=page, page_size=page_size)
+        return self._rows(data, "items", as_frame)
+
     # ------------------------------------------------------------------ screens and alerts
 
     def screener_fields(self) -> Any:

@@ -248,6 +248,54 @@ class TestFunctions(ServerTest):
         self.assertGreater(len(r["items"]), 0)
         self.assertIn("period", r["items"][0])
 
+    def _lhb_seat_rows(self):
+        # The lhb job imports the demo's last days at start; wait for it.
+        deadline = time.time() + 30
+        while True:
+            jobs = {j["name"]: j for j in self.client.health_sources().get("jobs", [])}
+            if jobs.get("lhb", {}).get("runs", 0) > 0 or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        return self.client.lhb_seat("机构专用", start=self.start, end=self.today, page_size=500)
+
+    def test_lhb(self):
+        seat = self._lhb_seat_rows()
+        self.assertGreater(seat["imported_days"], 0)
+        self.assertEqual(seat["source"], "demo")
+        self.assertGreater(len(seat["items"]), 0, seat)
+        row = seat["items"][0]
+        self.assertEqual(row["seat_name"], "机构专用")
+        self.assertIn(row["side"], ("buy", "sell"))
+        day = self.client.lhb(date=row["date"], seats=True)
+        self.assertEqual(day["status"], "listed")
+        codes = [it["code"] for it in day["items"]]
+        self.assertIn(row["code"], codes)
+        self.assertEqual(len(day["items"][0]["buy_seats"]), 5)
+        seats = self.client.lhb_stock_seats(row["code"], start=self.start, end=self.today)
+        self.assertTrue(any(s["seat_name"] == "机构专用" and s["date"] == row["date"] for s in seats))
+        with self.assertRaises(MdqsError) as cm:
+            self.client.lhb()
+        self.assertEqual(cm.exception.status, 400)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.lhb(date="2026-11-21")  # a Saturday
+        self.assertEqual(cm.exception.status, 404)
+
+    @unittest.skipUnless(HAVE_PANDAS, "pandas not installed")
+    def test_lhb_frames(self):
+        row = self._lhb_seat_rows()["items"][0]
+        df = self.client.lhb(date=row["date"], as_frame=True)
+        self.assertGreater(len(df), 0)
+        for col in ("date", "code", "name", "reason", "billboard_buy", "billboard_sell", "change_pct", "net_pct"):
+            self.assertIn(col, df.columns)
+        self.assertEqual(str(df["billboard_buy"].dtype), "float64")
+        self.assertEqual(df.attrs["status"], "listed")
+        seats = self.client.lhb_stock_seats(row["code"], start=self.start, end=self.today, as_frame=True)
+        self.assertEqual(set(seats["side"]), {"buy", "sell"})
+        self.assertGreater(seats.attrs["imported_days"], 0)
+        act = self.client.lhb_seat("机构专用", start=self.start, end=self.today, as_frame=True)
+        self.assertIn("totals", act.attrs)
+        self.assertGreater(len(act), 0)
+
     def test_screen(self):
         items = self.client.screen("price > 0", sort="-pct", limit=600, page_size=7)
         self.assertGreater(len(items), 21)  # several result pages of 7, joined in order
