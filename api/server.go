@@ -23,6 +23,7 @@ import (
 	"mdqs/internal/bridge"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/kline"
+	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/quote"
@@ -45,6 +46,7 @@ type Deps struct {
 	Actions      *corpaction.Service   // corporate actions and adjusted prices; nil: not served
 	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
 	CrossSection *crosssection.Service // the market's bars of a day or a minute; nil: not served
+	LimitPools   *limitpool.Service    // the limit-up and limit-down pools and the ladder; nil: not served
 	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
 	Bridge       *bridge.Service
@@ -239,6 +241,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/bars/daily", auth.ScopeKline, s.handleBarsDaily)
 	s.protected(http.MethodGet, "/v1/api/bars/minute", auth.ScopeKline, s.handleBarsMinute)
 	s.protected(http.MethodGet, "/v1/api/securities/history", auth.ScopeMarket, s.handleSecurityHistory)
+	s.protected(http.MethodGet, "/v1/api/limit_pool", auth.ScopeMarket, s.handleLimitPool)
+	s.protected(http.MethodGet, "/v1/api/limit_ladder", auth.ScopeMarket, s.handleLimitLadder)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

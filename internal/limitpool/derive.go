@@ -37,6 +37,9 @@ type DayBar struct {
 	Low       float64
 	Close     float64
 	Volume    int64
+	// LimitUp and LimitDown are the source's own limit prices (today's
+	// quote, where it publishes them); 0: from the rule.
+	LimitUp, LimitDown float64
 }
 
 // Traded says the bar is a day the code traded: a suspended day has no
@@ -62,11 +65,26 @@ type Status struct {
 // without a rule or without a previous close has no limit and no status.
 func StatusOf(code market.Code, b DayBar, rule Rule) Status {
 	pct, ok := rule(code, b.Name, b.Day)
+	if b.LimitUp > 0 && b.LimitDown > 0 {
+		if !ok && b.PrevClose > 0 {
+			pct = int64(math.Round((b.LimitUp/b.PrevClose - 1) * 100)) // the source's limit, where the rule is not known
+		}
+		return StatusAt(b, pct, b.LimitUp, b.LimitDown)
+	}
 	if !ok || !b.Traded() {
 		return Status{}
 	}
 	up, down, ok := quote.Limits(b.PrevClose, pct)
 	if !ok {
+		return Status{}
+	}
+	return StatusAt(b, pct, up, down)
+}
+
+// StatusAt is b's status against given limit prices: the source's own,
+// where it publishes them (a quote of today).
+func StatusAt(b DayBar, pct int64, up, down float64) Status {
+	if !b.Traded() || !(up > 0) {
 		return Status{}
 	}
 	s := Status{HasLimit: true, Pct: pct, Up: up, Down: down}
@@ -109,12 +127,21 @@ func ExPrevClose(prev float64, prevDay, day market.Day, events []adjust.Event) f
 // false when the streak reaches the first bar given: more history may
 // lengthen it.
 func Boards(code market.Code, bars []DayBar, rule Rule) (n int, complete bool) {
+	return streak(code, bars, rule, func(s Status) bool { return s.SealedUp })
+}
+
+// DownDays is Boards below: consecutive limit-down closes (连续跌停).
+func DownDays(code market.Code, bars []DayBar, rule Rule) (n int, complete bool) {
+	return streak(code, bars, rule, func(s Status) bool { return s.SealedDown })
+}
+
+func streak(code market.Code, bars []DayBar, rule Rule, sealed func(Status) bool) (n int, complete bool) {
 	for i := len(bars) - 1; i >= 0; i-- {
 		b := bars[i]
 		if !b.Traded() {
 			continue
 		}
-		if !StatusOf(code, b, rule).SealedUp {
+		if !sealed(StatusOf(code, b, rule)) {
 			return n, true
 		}
 		n++
