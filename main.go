@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"mdqs/internal/crosssection"
+	"mdqs/internal/limitpool"
 	"net"
 	"net/http"
 	"os"
@@ -472,10 +473,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Securities: securities,
 		// The market's bars of a day, over that day's universe.
 		CrossSection: crosssection.New(store, securities, cal, clock),
-		Archive:      minutes,
-		Quotes:       quotes,
-		Alerts:       alerts,
-		Calendar:     cal, Jobs: runner, Log: log, Clock: clock,
+		// The limit pools and the ladder, derived from the same store.
+		LimitPools: limitpool.New(store, securities, quotes, cal, clock, quoteSource),
+		Archive:    minutes,
+		Quotes:     quotes,
+		Alerts:     alerts,
+		Calendar:   cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},

@@ -27,6 +27,7 @@ import (
 	"mdqs/internal/corpaction"
 	"mdqs/internal/demo"
 	"mdqs/internal/kline"
+	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/quote"
@@ -159,6 +160,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	}
 	deps.Securities = secmaster.New(store, deps.Quotes, cal, clock, secCfg)
 	deps.CrossSection = crosssection.New(store, deps.Securities, cal, clock)
+	deps.LimitPools = limitpool.New(store, deps.Securities, deps.Quotes, cal, clock, "demo")
 	deps.Archive = archive.New(store, dm, deps.Securities, cal, clock, log, archive.Config{At: 15*60 + 35, Window: 5, SourceName: "demo",
 		TerminalDir: cmp.Or(hc.archiveTerminal, hc.terminal)}) // the bridge's folder, as archive.FromConfig gives it
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)

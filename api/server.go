@@ -25,6 +25,7 @@ import (
 	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
 	"mdqs/internal/lhb"
+	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
 	"mdqs/internal/movement"
 	"mdqs/internal/quote"
@@ -48,6 +49,7 @@ type Deps struct {
 	Securities   *secmaster.Service    // the point-in-time security master; nil: not served
 	IndexMembers *indexmembers.Service // index membership history; nil: answers from Store
 	CrossSection *crosssection.Service // the market's bars of a day or a minute; nil: not served
+	LimitPools   *limitpool.Service    // the limit-up and limit-down pools and the ladder; nil: not served
 	Archive      *archive.Service      // the minute archive; nil: not run
 	Alerts       *alert.Service        // standing screens; nil: not served
 	LHB          *lhb.Service          // the dragon-tiger list; nil: not served
@@ -250,6 +252,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/index/changes", auth.ScopeMarket, s.handleIndexChanges)
 	s.protected(http.MethodGet, "/v1/api/lhb", auth.ScopeMarket, s.handleLHB)
 	s.protected(http.MethodGet, "/v1/api/lhb/seats", auth.ScopeMarket, s.handleLHBSeats)
+	s.protected(http.MethodGet, "/v1/api/limit_pool", auth.ScopeMarket, s.handleLimitPool)
+	s.protected(http.MethodGet, "/v1/api/limit_ladder", auth.ScopeMarket, s.handleLimitLadder)
 
 	s.protected(http.MethodGet, "/v1/api/meta/stocks", auth.ScopeBridge, s.handleMetaStocks)
 	s.protected(http.MethodGet, "/v1/api/blocks", auth.ScopeBridge, s.handleBlocks)

@@ -257,3 +257,29 @@ func (s *Store) ActionsRevision(ctx context.Context) (int64, error) {
 	err := s.r.QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'actions_revision'`).Scan(&v)
 	return v, classify(err, "read actions revision")
 }
+
+// ActionsBetween are every code's price-moving actions (category 1,
+// 除权除息) with an ex-date after from and on or before to, in code and
+// day order: the events a day's limit prices start from (one scan; the
+// table is keyed by code).
+func (s *Store) ActionsBetween(ctx context.Context, from, to market.Day) ([]Action, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT code, source, day, category, f1, f2, f3, f4 FROM corporate_actions
+		WHERE day > ? AND day <= ? AND category = 1 ORDER BY code, day, category, source, seq`, int(from), int(to))
+	if err != nil {
+		return nil, classify(err, "read actions")
+	}
+	defer rows.Close()
+	var out []Action
+	for rows.Next() {
+		var a Action
+		var code string
+		if err := rows.Scan(&code, &a.Source, &a.Day, &a.Category, &a.F[0], &a.F[1], &a.F[2], &a.F[3]); err != nil {
+			return nil, classify(err, "read actions")
+		}
+		if a.Code, err = market.ParseCode(code); err != nil {
+			return nil, market.Wrap(market.KindInternal, err, "corporate_actions holds code %q", code)
+		}
+		out = append(out, a)
+	}
+	return out, classify(rows.Err(), "read actions")
+}

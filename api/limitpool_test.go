@@ -1,0 +1,167 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"mdqs/db"
+	"mdqs/internal/archive"
+	"mdqs/internal/market"
+	"mdqs/internal/quote"
+)
+
+type limitAnswer struct {
+	Date       string     `json:"date"`
+	Kind       string     `json:"kind"`
+	Total      int        `json:"total"`
+	Final      bool       `json:"final"`
+	Source     string     `json:"source"`
+	Universe   int        `json:"universe"`
+	NoRule     int        `json:"no_limit_rule"`
+	Items      []limitRow `json:"items"`
+	Levels     []ladderLevel
+	Promotion  []promotionItem `json:"promotion"`
+	MinutesHld int             `json:"minutes_held"`
+}
+
+// seedLimitDemo records the demo market's universe and stores its daily
+// bars for days trading days through day, the clock after day's close.
+func seedLimitDemo(t *testing.T, h *harness, day market.Day, days int) {
+	t.Helper()
+	ctx := context.Background()
+	h.clock.Set(day.At(16, 0, 0))
+	if err := h.api.Securities.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := h.demo.EachDailyHistory(ctx, day, days, func(c market.Code, bars []market.Bar) error {
+		_, err := h.store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Daily, Source: "demo", Bars: bars}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func getLimit(t *testing.T, h *harness, tok, path string) limitAnswer {
+	t.Helper()
+	r := h.signed(http.MethodGet, path, tok, nil)
+	r.expect(t, 200, "OK")
+	var a limitAnswer
+	if err := json.Unmarshal(r.data, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// demoLimit is the demo market's own limit rule: the exchanges' (quote.
+// LimitPct), and ±5 % for a main-board stock under a risk warning, which
+// the demo keeps after 2025-06-27 where mdqs's rule gives none.
+func demoLimit(code market.Code, name string, d market.Day) (int64, bool) {
+	if pct, ok := quote.LimitPct(code, name, d); ok {
+		return pct, true
+	}
+	if strings.Contains(name, "ST") {
+		return 5, true
+	}
+	return 0, false
+}
+
+// Issue 31: every stock on the demo market's ladder closed at its limit-up
+// on each of the trading days its boards count, under that day's name and
+// rule, and not on the traded day before them; checked on the demo's own
+// K-lines and names, not on the store the ladder reads. Twenty past days
+// are read from the store (the clock on the next session), the first
+// with its archived minutes.
+func TestLimitLadderOnTheDemoClosedAtItsLimitEveryDay(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(60))
+	ctx := context.Background()
+	cal := market.DefaultCalendar()
+	last := market.Day(20261120)
+	seedLimitDemo(t, h, last, 80)
+	if _, err := h.api.Archive.Run(ctx, archive.Request{Day: last}); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Set(t0) // 2026-11-23 10:00: every day asked is past
+	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	tok := h.token("c", "secret-c")
+
+	seen, multi, promoted := 0, 0, 0
+	for day, i := last, 0; i < 20; day, i = cal.Prev(day), i+1 {
+		lad := getLimit(t, h, tok, "/v1/api/limit_ladder?date="+day.String())
+		up := getLimit(t, h, tok, "/v1/api/limit_pool?date="+day.String()+"&kind=up")
+		if !lad.Final || lad.Source != "store" {
+			t.Errorf("%v: final %v source %q, want final from the store", day, lad.Final, lad.Source)
+		}
+		inLadder := 0
+		for i, l := range lad.Levels {
+			if i > 0 && lad.Levels[i-1].Boards <= l.Boards {
+				t.Fatalf("%v: levels not highest first: %d then %d", day, lad.Levels[i-1].Boards, l.Boards)
+			}
+			if l.Promoted != nil {
+				promoted += *l.Promoted
+			}
+			for _, it := range l.Items {
+				inLadder++
+				if it.Boards != l.Boards {
+					t.Errorf("%s on level %d says boards %d", it.Code, l.Boards, it.Boards)
+				}
+				if l.Boards > 1 {
+					multi++
+				}
+				if day == last && (it.FirstSeal == nil || it.OpenedTimes == nil) {
+					t.Errorf("%v %s: first seal %v, opened %v; the day's minutes are archived", day, it.Code, it.FirstSeal, it.OpenedTimes)
+				}
+				if day != last && it.FirstSeal != nil {
+					t.Errorf("%v %s: first seal %v without the day's minutes", day, it.Code, *it.FirstSeal)
+				}
+				checkBoards(t, h, market.MustCode(it.Code), day, l.Boards)
+			}
+		}
+		seen += inLadder
+		if inLadder != up.Total {
+			t.Errorf("%v: the ladder holds %d stocks, the up pool %d", day, inLadder, up.Total)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("20 demo days: no limit-up: nothing to check")
+	}
+	t.Logf("20 demo days: %d limit-up closes, %d on two boards or more, %d promoted", seen, multi, promoted)
+}
+
+// checkBoards walks code's demo K-lines back from day over its traded
+// days: boards closes at the limit-up, and the traded day before them not.
+func checkBoards(t *testing.T, h *harness, code market.Code, day market.Day, boards int) {
+	t.Helper()
+	bars, err := h.demo.Klines(context.Background(), code, market.Daily, day.AddDays(-200), day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(k int) bool {
+		b, p := bars[k], bars[k-1]
+		pct, ok := demoLimit(code, h.demo.NamesOn(b.Day)[code], b.Day)
+		hi, _, _ := quote.Limits(p.Close, pct)
+		return ok && b.Close == hi
+	}
+	n, k := 0, len(bars)-1
+	for ; k > 0 && n < boards; k-- {
+		if bars[k].Volume == 0 {
+			continue
+		}
+		if !at(k) {
+			t.Errorf("%s (%d boards on %v) did not close at its limit-up on %v: %.2f", code, boards, day, bars[k].Day, bars[k].Close)
+		}
+		n++
+	}
+	for k > 0 && bars[k].Volume == 0 {
+		k--
+	}
+	if n != boards {
+		t.Errorf("%s: %d boards on %v, but only %d bars", code, boards, day, n)
+	}
+	if k > 0 && at(k) {
+		t.Errorf("%s: %d boards on %v, but it closed at its limit-up on %v too", code, boards, day, bars[k].Day)
+	}
+}
