@@ -467,18 +467,23 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		log.Warn("server.allowed_hosts = [\"*\"]: requests naming any host are answered, so a web page that points its name at 127.0.0.1 (DNS rebinding) " +
 			"can call this server, and in demo mode take a token with the public demo secret; list the names you use instead")
 	}
+	// The limit pools and the ladder, derived from the same store; the
+	// demo's from its own history, which its store does not hold whole.
+	pools := limitpool.New(store, securities, quotes, cal, clock, quoteSource)
+	if src.IsDemo() {
+		pools.ReadHistoryFrom(src.Demo)
+	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:    actions,
 		Securities: securities,
 		// The market's bars of a day, over that day's universe.
 		CrossSection: crosssection.New(store, securities, cal, clock),
-		// The limit pools and the ladder, derived from the same store.
-		LimitPools: limitpool.New(store, securities, quotes, cal, clock, quoteSource),
-		Archive:    minutes,
-		Quotes:     quotes,
-		Alerts:     alerts,
-		Calendar:   cal, Jobs: runner, Log: log, Clock: clock,
+		LimitPools:   pools,
+		Archive:      minutes,
+		Quotes:       quotes,
+		Alerts:       alerts,
+		Calendar:     cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},

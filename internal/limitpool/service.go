@@ -43,6 +43,8 @@ type Service struct {
 	clock  market.Clock
 	rule   Rule
 	source string // the quote list's source name (push2, demo)
+	// history, when set, gives the daily bars instead of the store.
+	history *historyCache
 }
 
 func New(store *db.Store, sec Universe, quotes Quotes, cal *market.Calendar, clock market.Clock, quoteSource string) *Service {
@@ -125,11 +127,10 @@ func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
 				return Day{}, err
 			}
 		}
-		bars, err := s.store.Bars(ctx, db.BarQuery{Code: sec.Code, Freq: market.Daily, ToTS: end, Limit: 4, Newest: true})
+		bars, err := s.lastBars(ctx, sec.Code, end, 4)
 		if err != nil {
 			return Day{}, err
 		}
-		reverse(bars)
 		if n := len(bars); n > 0 && bars[n-1].Day == day {
 			withBar++
 		}
@@ -163,11 +164,10 @@ func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time
 		if q.At.After(out.AsOf) {
 			out.AsOf = q.At
 		}
-		bars, err := s.store.Bars(ctx, db.BarQuery{Code: q.Code, Freq: market.Daily, ToTS: prevEnd, Limit: 3, Newest: true})
+		bars, err := s.lastBars(ctx, q.Code, prevEnd, 3)
 		if err != nil {
 			return Day{}, err
 		}
-		reverse(bars)
 		st := secmaster.STOf(q.Name)
 		tb := DayBar{Day: day, Name: q.Name, PrevClose: q.PrevClose, Open: q.Open, High: q.High, Low: q.Low, Close: q.Price, Volume: q.Volume}
 		m := member{sec: secmaster.Security{Code: q.Code, Name: q.Name, Type: market.TypeStock, Board: secmaster.Board(q.Code), ST: st,
@@ -275,11 +275,10 @@ func (s *Service) candidate(ctx context.Context, m member, days []market.Day) (*
 		end = s.cal.Next(day).Start().Unix() - 1
 	}
 	for {
-		raw, err := s.store.Bars(ctx, db.BarQuery{Code: m.sec.Code, Freq: market.Daily, ToTS: end, Limit: n, Newest: true})
+		raw, err := s.lastBars(ctx, m.sec.Code, end, n)
 		if err != nil {
 			return nil, err
 		}
-		reverse(raw)
 		ch = s.withToday(Chain(raw, names.at, events), m)
 		if len(ch) == 0 || ch[len(ch)-1].Day < prev {
 			return nil, nil // no bar of the day nor of the day before: not stored
