@@ -32,11 +32,11 @@ type etfDef struct {
 
 func etfDefs() []etfDef {
 	return []etfDef{
-		{code: "510300.SH", name: "沪深300ETF", category: market.ETFAShare, tracks: "000300.SH", ratio: 0.001, premium: 0.3, volShare: 0.004, shares: 3.77e10},
+		{code: "510300.SH", name: "沪深300ETF", category: market.ETFAShare, tracks: "000300.SH", ratio: 0.001, premium: 0.3, volShare: 0.03, shares: 3.77e10},
 		{code: "510210.SH", name: "上证指数ETF", category: market.ETFAShare, tracks: "000001.SH", ratio: 0.0003, premium: 0.3, volShare: 0.0005, shares: 2.6e9},
 		{code: "159903.SZ", name: "深成ETF", category: market.ETFAShare, tracks: "399001.SZ", ratio: 0.0005, premium: 0.3, volShare: 0.0008, shares: 4.2e9},
-		{code: "159915.SZ", name: "创业板ETF", category: market.ETFAShare, tracks: "399006.SZ", ratio: 0.001, premium: 0.3, volShare: 0.006, shares: 2.03e10},
-		{code: "511880.SH", name: "银华日利", category: market.ETFMoney, premium: 0.002, shares: 7.0e7},
+		{code: "159915.SZ", name: "创业板ETF", category: market.ETFAShare, tracks: "399006.SZ", ratio: 0.001, premium: 0.3, volShare: 0.02, shares: 2.03e10},
+		{code: "511880.SH", name: "银华日利", category: market.ETFMoney, premium: 0.002, shares: 1.6e8},
 	}
 }
 
@@ -70,7 +70,7 @@ func (m *Market) ETFsAt(ctx context.Context, t time.Time) (out []market.ETF, err
 			open, high, low = level, level, level
 			vol = 0
 			if inst.k > 0 {
-				vol = int64(inst.k) * 500 * 100 // a steady trickle of lots
+				vol = int64(inst.k) * 200 * 100 // a steady trickle of lots
 			}
 		} else {
 			k, ok := m.indexOf(market.MustCode(def.tracks))
