@@ -38,6 +38,7 @@ import (
 	"mdqs/internal/config"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/demotdx"
+	"mdqs/internal/etf"
 	"mdqs/internal/finance"
 	"mdqs/internal/hotrank"
 	"mdqs/internal/indexmembers"
@@ -356,6 +357,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// screens, alerts and /v1/api/quotes share one upstream walk.
 	single, quoteSource := src.SingleQuotes()
 	quotes := quote.New(src.Quotes(), single, cal, clock, quote.Config{Age: cfg.Screener.QuoteAge.Duration, Source: quoteSource})
+	// The ETF list: push2's ETF boards, or the demo's funds.
+	etfSource, etfSourceName := src.ETFs()
+	etfs := etf.New(etfSource, clock, etf.Config{Soft: cfg.ETF.Refresh.Duration, Hard: cfg.ETF.MaxAge.Duration, Source: etfSourceName})
 	// Each trading day's final quote list, recorded after the close: the
 	// universe and names of the day, which no source keeps.
 	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
@@ -482,6 +486,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		LimitPools:   pools,
 		Archive:      minutes,
 		Quotes:       quotes,
+		ETFs:         etfs,
 		Alerts:       alerts,
 		Calendar:     cal, Jobs: runner, Log: log, Clock: clock,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Version: env.Version,

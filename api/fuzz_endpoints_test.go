@@ -118,6 +118,9 @@ func FuzzEndpoints(f *testing.F) {
 	f.Add("GET /v1/api/index/members", "code=%E6%B2%AA%E6%B7%B1300&date=2099-12-31", []byte(nil))
 	f.Add("GET /v1/api/index/changes", "code=000300.SH&start=2026-11-24&end=2026-11-20", []byte(nil))
 	f.Add("demo GET /v1/api/index/changes", "code=399001.SZ&start=20260101", []byte(nil))
+	// The ETF list (issue 31).
+	f.Add("GET /v1/api/etfs", "category=a_share&sort=premium&order=asc&limit=3", []byte(nil))
+	f.Add("demo GET /v1/api/etfs", "sort=volume&limit=99999999999999999999", []byte(nil))
 
 	// Routes whose success is a document of its own rather than the
 	// envelope (the OpenAPI document, the dashboard's page and assets,

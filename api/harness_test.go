@@ -26,6 +26,7 @@ import (
 	"mdqs/internal/client"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/demo"
+	"mdqs/internal/etf"
 	"mdqs/internal/kline"
 	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
@@ -154,6 +155,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	// Screens read the quote service's snapshot, as main wires them: one
 	// source call serves both.
 	deps.Quotes = quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
+	deps.ETFs = etf.New(dm, clock, etf.Config{Source: "demo"})
 	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
 	if hc.backfill > 0 {
 		secCfg.History, secCfg.BackfillDays = dm, hc.backfill

@@ -360,6 +360,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/quotes?codes=600519.SH,000001.SZ,000001.SH,399006.SZ", ""},
 		{400, "GET", "/v1/api/quotes?codes=60051", ""},
 		{404, "GET", "/v1/api/quotes?codes=600519.SH,399998.SZ", ""},
+		{200, "GET", "/v1/api/etfs", ""},
+		{200, "GET", "/v1/api/etfs?category=a_share&sort=premium&order=asc&limit=2", ""},
+		{200, "GET", "/v1/api/etfs?category=gold", ""},
+		{400, "GET", "/v1/api/etfs?sort=nav", ""},
+		{400, "GET", "/v1/api/etfs?limit=0", ""},
 
 		// K-lines and indicators.
 		{200, "GET", "/v1/api/kline?code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&indicators=ma5,macd", ""},

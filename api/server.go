@@ -22,6 +22,7 @@ import (
 	"mdqs/internal/auth"
 	"mdqs/internal/bridge"
 	"mdqs/internal/corpaction"
+	"mdqs/internal/etf"
 	"mdqs/internal/indexmembers"
 	"mdqs/internal/kline"
 	"mdqs/internal/lhb"
@@ -56,6 +57,7 @@ type Deps struct {
 	Bridge       *bridge.Service
 	Screener     *screener.Queue
 	Quotes       *quote.Service // nil: /v1/api/quotes answers 503
+	ETFs         *etf.Service   // the ETF list; nil: /v1/api/etfs answers 503
 	Calendar     *market.Calendar
 	Jobs         *jobs.Runner // may be nil
 	Log          *slog.Logger
@@ -226,6 +228,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/market/movements", auth.ScopeMarket, s.waits(s.handleMovements))
 	s.protected(http.MethodGet, "/v1/api/market/movements/events", auth.ScopeMarket, s.waits(s.handleMovementEvents))
 	s.protected(http.MethodGet, "/v1/api/quotes", auth.ScopeMarket, s.waits(s.handleQuotes))
+	s.protected(http.MethodGet, "/v1/api/etfs", auth.ScopeMarket, s.waits(s.handleETFs))
 	s.protected(http.MethodGet, "/v1/api/stream", auth.ScopeMarket, s.handleStream)
 
 	s.protected(http.MethodGet, "/v1/api/kline", auth.ScopeKline, s.waits(s.handleKline))

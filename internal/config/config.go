@@ -49,6 +49,9 @@ type Config struct {
 	Cache    Cache    `toml:"cache"`
 	Demo     Demo     `toml:"demo"`
 	Log      Log      `toml:"log"`
+
+	// ETF is the ETF list (GET /v1/api/etfs).
+	ETF ETF `toml:"etf"`
 }
 
 // Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
@@ -178,6 +181,18 @@ type Screener struct {
 	MaxLimit           int      `toml:"max_limit"`
 	// QuoteAge is how old the quote snapshot a screen reads may be.
 	QuoteAge Duration `toml:"quote_age"`
+}
+
+// ETF sets the ETF list: push2's boards and how long a list is held.
+type ETF struct {
+	// Boards are the push2 clist fs values of the ETF boards, each walked
+	// on its own so that a row keeps its board's category.
+	Boards []string `toml:"boards"`
+	// Refresh is the soft age: a list older than this is fetched again
+	// on the next request. MaxAge is the hard one: while the source
+	// fails, the last list is served, marked stale, until it is this old.
+	Refresh Duration `toml:"refresh"`
+	MaxAge  Duration `toml:"max_age"`
 }
 
 // Stream bounds the live streams of GET /v1/api/stream. The hub's other
@@ -458,6 +473,14 @@ func (c Config) Validate() error {
 	}
 	if c.Screener.MaxActivePerClient < 1 || c.Screener.MaxLimit < 1 || c.Screener.DefaultLimit < 1 || c.Screener.DefaultLimit > c.Screener.MaxLimit {
 		bad("screener.max_active_per_client", "max_active_per_client, default_limit and max_limit must be positive, default_limit <= max_limit")
+	}
+	if c.ETF.Refresh.Duration < time.Second || c.ETF.MaxAge.Duration < c.ETF.Refresh.Duration {
+		bad("etf.refresh", "want refresh of at least 1s and max_age of at least refresh, got %v and %v", c.ETF.Refresh.Duration, c.ETF.MaxAge.Duration)
+	}
+	for _, b := range c.ETF.Boards {
+		if !strings.HasPrefix(b, "b:") || strings.Contains(b, ",") {
+			bad("etf.boards", "want push2 board filters such as \"b:MK0021\", one per element, got %q", b)
+		}
 	}
 	if c.Stream.MaxPerClient < 1 || c.Stream.MaxPerClient > MaxStreamsPerClient {
 		bad("stream.max_per_client", "want 1..%d, got %d", MaxStreamsPerClient, c.Stream.MaxPerClient)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"mdqs/internal/upstream"
@@ -120,6 +121,11 @@ func Default() Config {
 			QuoteAge:           dur(time.Minute),
 		},
 		Stream: Stream{MaxPerClient: 5},
+		ETF: ETF{
+			Boards:  strings.Split(upstream.DefaultETFBoards, ","),
+			Refresh: dur(time.Minute),
+			MaxAge:  dur(time.Hour),
+		},
 		Cache: Cache{
 			MaxBytes:    256 << 20,
 			RedisPrefix: "mdqs:",

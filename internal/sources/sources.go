@@ -5,12 +5,14 @@ package sources
 
 import (
 	"context"
+	"strings"
 
 	"mdqs/db"
 	"mdqs/internal/board"
 	"mdqs/internal/config"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/demo"
+	"mdqs/internal/etf"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
 	"mdqs/internal/quote"
@@ -36,6 +38,7 @@ func New(cfg config.Config, cal *market.Calendar, clock market.Clock) (*Set, err
 	def := upstream.DefaultConfig()
 	p2cfg := def.Push2
 	p2cfg.SourceConfig = cfg.Sources.Push2.Source(def.Push2.SourceConfig)
+	p2cfg.ETFBoards = strings.Join(cfg.ETF.Boards, ",")
 	s := &Set{Mode: cfg.Sources.Default, Limiters: lims}
 	var err error
 	if s.Push2, err = upstream.NewPush2(p2cfg, lims, clock); err != nil {
@@ -109,6 +112,15 @@ func (s *Set) Quotes() kline.QuoteSource {
 // snapshot leaves out (indices, funds), and the name answers give both:
 // the demo market in demo mode, else push2's stock/get.
 func (s *Set) SingleQuotes() (quote.Single, string) {
+	if s.IsDemo() {
+		return s.Demo, board.SourceDemo
+	}
+	return s.Push2, upstream.SourcePush2
+}
+
+// ETFs is the source of the ETF list and its name: the demo market in
+// demo mode, else push2's ETF boards.
+func (s *Set) ETFs() (etf.Source, string) {
 	if s.IsDemo() {
 		return s.Demo, board.SourceDemo
 	}

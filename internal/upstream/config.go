@@ -79,6 +79,10 @@ func (s SourceConfig) Hosts() []string {
 	return append([]string{s.BaseURL}, s.Fallbacks...)
 }
 
+// DefaultETFBoards are the boards of the ETF list: A-share, money,
+// cross-border, gold and commodity ETFs (meanings inferred).
+const DefaultETFBoards = "b:MK0021,b:MK0022,b:MK0023,b:MK0024,b:MK0827"
+
 // Push2Config adds the clist paging and universe filters to SourceConfig. The
 // fs values are configurable because EastMoney reshuffles its board
 // taxonomies (see eastmoney.md section 8).
@@ -89,6 +93,9 @@ type Push2Config struct {
 	IndustryFS string // industry boards
 	ConceptFS  string // concept boards
 	StockFS    string // all A shares (SH, SZ, BJ)
+	// ETFBoards is the ETF list's boards, comma-separated fs values
+	// walked one at a time so each row keeps its board's category.
+	ETFBoards string
 }
 
 // Config holds the three sources.
@@ -135,6 +142,8 @@ func DefaultConfig() Config {
 			IndustryFS:   "m:90 t:2 f:!50",
 			ConceptFS:    "m:90 t:3 f:!50",
 			StockFS:      "m:0 t:6,m:0 t:80,m:1 t:2,m:1 t:23,m:0 t:81 s:2048",
+			// akshare's fund_etf_spot_em boards (eastmoney-part2.md c).
+			ETFBoards: DefaultETFBoards,
 		},
 		Push2His: his,
 		AKShare:  ak,
@@ -228,6 +237,9 @@ func (c Push2Config) withDefaults() Push2Config {
 	}
 	if c.StockFS == "" {
 		c.StockFS = d.StockFS
+	}
+	if strings.TrimSpace(c.ETFBoards) == "" {
+		c.ETFBoards = d.ETFBoards
 	}
 	return c
 }

@@ -158,3 +158,42 @@ func FuzzFundFlowRow(f *testing.F) {
 		}
 	})
 }
+
+// FuzzETFRows feeds whole bodies through the page decoder and the ETF row
+// reader: whatever arrives, a row reads without panicking, an unknown
+// figure is NaN (volume -1), and f297 is a date or 0.
+func FuzzETFRows(f *testing.F) {
+	for _, name := range []string{"made_push2_clist_etf_mk0021_p1.json", "made_push2_clist_etf_mk0023.json",
+		"made_push2_clist_etf_renamed_f441.json", "made_push2_clist_etf_mk0022.json"} {
+		f.Add(fixture(f, name))
+	}
+	f.Add([]byte(`{"rc":0,"data":{"total":1,"diff":{"0":{"f2":"1.5","f12":"510300","f13":"1","f14":"x","f297":"2026071","f441":"-"}}}}`))
+	at := time.Date(2026, 7, 10, 15, 10, 0, 0, market.Shanghai())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		page, err := decodeClist(body)
+		if err != nil {
+			return
+		}
+		chk := &check{}
+		for _, m := range page.rows {
+			e := etfRow(row{m: m, where: "row", c: chk}, at)
+			if e.Volume < -1 {
+				t.Fatalf("volume %d", e.Volume)
+			}
+			if e.DataDate != 0 {
+				if _, err := market.ParseDay(e.DataDate.Compact()); err != nil {
+					t.Fatalf("data date %v: %v", e.DataDate, err)
+				}
+			}
+			for _, v := range []float64{e.Price, e.IOPV, e.DiscountRate, e.Shares, e.Amount} {
+				if math.IsInf(v, 0) {
+					t.Fatalf("infinite figure in %+v", e)
+				}
+			}
+			if e.At.IsZero() {
+				t.Fatal("no time")
+			}
+		}
+		_ = chk.driftText()
+	})
+}

@@ -956,6 +956,21 @@ class Client:
         quotes = data.get("quotes") or []
         return self.to_frame(quotes) if as_frame else quotes
 
+    def etfs(self, category: Optional[str] = None, sort: Optional[str] = None, order: Optional[str] = None,
+             limit: Optional[int] = None, as_frame: bool = True) -> Any:
+        """The ETF list (``docs/etfs.md``): a frame of the funds, one row each
+        with ``code``, ``name``, ``category``, ``last``, ``iopv``,
+        ``premium_pct`` (mdqs's (last - iopv) / iopv x 100), ``discount_pct``
+        (the source's own rate, as sent), ``volume`` (shares), ``amount``,
+        ``turnover_rate``, ``market_value``, ``shares`` and ``data_date``;
+        unknown figures are NaN/<NA>, never 0. ``attrs`` hold ``source``,
+        ``as_of``, ``data_date``, ``stale``, ``partial``, ``total``.
+        ``category`` is a_share, money, cross_border, gold, commodity or
+        other; ``sort`` a figure (premium, amount, ...) or code; ``order``
+        asc or desc. ``as_frame=False`` gives the answer's data."""
+        data = self.get("/v1/api/etfs", category=category, sort=sort, order=order, limit=limit)
+        return self._rows(data, "etfs", as_frame)
+
     def hot_rank(self, date: Optional[str] = None, page: Optional[int] = None, size: Optional[int] = None,
                  stock_code: Union[str, Sequence[str], None] = None, start_date: Optional[str] = None,
                  end_date: Optional[str] = None, as_frame: bool = False) -> Any:

@@ -974,6 +974,29 @@ class TestFrames(ServerTest):
         raw = self.client.index_changes("399006.SZ")
         self.assertEqual(raw["code"], "399006.SZ")
 
+    def test_etfs_frame(self):
+        # The demo's funds: IOPV from the demo indices, a premium within
+        # 0.3 %, the money fund too.
+        df = self.client.etfs()
+        self.assertGreaterEqual(len(df), 5)
+        for col in ("code", "name", "category", "last", "iopv", "premium_pct", "discount_pct", "volume", "data_date"):
+            self.assertIn(col, df.columns)
+        self.assertEqual(df.attrs["source"], "demo")
+        self.assertEqual(df.attrs["total"], len(df))
+        self.assertIn("510300.SH", list(df["code"]))
+        self.assertEqual(str(df["premium_pct"].dtype), "float64")
+        self.assertTrue((df["premium_pct"].abs() <= 0.35).all())
+        a = self.client.etfs(category="a_share", sort="premium", limit=2)
+        self.assertEqual(len(a), 2)
+        self.assertEqual(set(a["category"]), {"a_share"})
+        self.assertGreaterEqual(a["premium_pct"].iloc[0], a["premium_pct"].iloc[1])
+        self.assertEqual(a.attrs["total"], 4)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.etfs(sort="nav")
+        self.assertEqual(cm.exception.status, 400)
+        raw = self.client.etfs(as_frame=False)
+        self.assertEqual(raw["count"], len(raw["etfs"]))
+
     def test_other_frames(self):
         self.assertGreater(len(self.client.top50(top=3, as_frame=True)), 0)
         b = self.client.boards("industry", as_frame=True)

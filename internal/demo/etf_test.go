@@ -1,0 +1,98 @@
+package demo
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"mdqs/internal/market"
+)
+
+// The funds' IOPV follows the tracked index's level at the same instant,
+// in one fixed proportion (a morning minute and the close of another
+// day), and the price stays within the fund's premium of it.
+func TestETFsTrackTheirIndices(t *testing.T) {
+	d1, d2 := market.Day(20261118), market.Day(20261120)
+	m, clk := newMarket(t, smallConfig(7), at(d1, 10, 15, 0))
+	ctx := context.Background()
+	ratios := map[string]float64{}
+	for _, ts := range []struct {
+		d      market.Day
+		hh, mm int
+	}{{d1, 10, 15}, {d2, 15, 5}} {
+		now := at(ts.d, ts.hh, ts.mm, 0)
+		clk.Set(now)
+		etfs, err := m.ETFsAt(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(etfs) != len(etfDefs()) {
+			t.Fatalf("%d funds", len(etfs))
+		}
+		for i, e := range etfs {
+			def := etfDefs()[i]
+			if e.Code.String() != def.code || e.Category != def.category || e.DataDate != ts.d || e.Board != "" {
+				t.Errorf("fund %+v", e)
+			}
+			if p := (e.Price - e.IOPV) / e.IOPV * 100; math.Abs(p) > def.premium+0.05 {
+				t.Errorf("%s at %v: price %v is %.3f%% off its IOPV %v", e.Code, now, e.Price, p, e.IOPV)
+			}
+			if d := round2((e.IOPV - e.Price) / e.IOPV * 100); e.DiscountRate != d {
+				t.Errorf("%s discount %v, want %v", e.Code, e.DiscountRate, d)
+			}
+			if def.tracks == "" {
+				if e.IOPV < 100 || e.IOPV > 101.5 || !e.Tracks.IsZero() {
+					t.Errorf("money fund %+v", e)
+				}
+				continue
+			}
+			q, err := m.Quote(ctx, market.MustCode(def.tracks))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Tracks != q.Code {
+				t.Errorf("%s tracks %v, want %v", e.Code, e.Tracks, q.Code)
+			}
+			r := e.IOPV / q.Price
+			// IOPV is rounded to 0.0001: the ratio is exact to that much.
+			if math.Abs(e.IOPV-q.Price*def.ratio) > 0.00005+1e-12 {
+				t.Errorf("%s IOPV %v at %s level %v: want %v x %v", e.Code, e.IOPV, def.tracks, q.Price, q.Price, def.ratio)
+			}
+			if prev, ok := ratios[def.code]; ok && math.Abs(prev-r) > 0.0001/q.Price*2 {
+				t.Errorf("%s IOPV/level %v then %v: not one proportion", e.Code, prev, r)
+			}
+			ratios[def.code] = r
+			if e.Volume <= 0 || e.Amount <= 0 || !(e.High >= e.Low) || e.MarketValue != roundYuan(e.Shares*e.Price) {
+				t.Errorf("%s figures %+v", e.Code, e)
+			}
+		}
+	}
+	if len(ratios) != 4 {
+		t.Errorf("%d tracked funds checked", len(ratios))
+	}
+}
+
+// The same instant gives the same list (the demo's determinism), and
+// before the auction the day's range is unknown, not 0.
+func TestETFsDeterministicAndPreOpen(t *testing.T) {
+	d := market.Day(20261119)
+	m1, _ := newMarket(t, smallConfig(7), at(d, 14, 0, 0))
+	m2, _ := newMarket(t, smallConfig(7), at(d, 14, 0, 0))
+	a, err1 := m1.ETFs(context.Background())
+	b, err2 := m2.ETFs(context.Background())
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	for i := range a {
+		if a[i].Price != b[i].Price || a[i].IOPV != b[i].IOPV || a[i].Volume != b[i].Volume {
+			t.Errorf("%s differs between two markets of one seed", a[i].Code)
+		}
+	}
+	pre, err := m1.ETFsAt(context.Background(), at(d, 9, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := pre[0]; !math.IsNaN(e.Open) || !math.IsNaN(e.High) || math.IsNaN(e.IOPV) || e.Volume != 0 {
+		t.Errorf("pre-open %+v", e)
+	}
+}
