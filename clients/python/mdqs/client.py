@@ -971,6 +971,37 @@ class Client:
         data = self.get("/v1/api/etfs", category=category, sort=sort, order=order, limit=limit)
         return self._rows(data, "etfs", as_frame)
 
+    def limit_pool(self, kind: str = "up", date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """A day's limit pool (``docs/limit-pools.md``), derived by mdqs for
+        every stock of the day's universe: ``kind`` is ``up`` (sealed at the
+        limit-up at the close), ``broken`` (炸板: touched, not sealed),
+        ``down`` or ``yesterday`` (sealed the day before). Rows carry
+        ``code``, ``name``, ``close``, ``limit_price``, ``first_seal``,
+        ``last_seal``, ``opened_times`` (None where the day's minutes are
+        not held), ``boards`` (连板) and ``count_up``/``count_days``
+        (涨停统计). ``date`` defaults to the latest day; today's pool is
+        provisional until the close (``final``). ``data`` (a frame of
+        ``items`` with ``as_frame``, the rest in ``attrs``)."""
+        return self._rows(self.get("/v1/api/limit_pool", kind=kind, date=date), "items", as_frame)
+
+    def limit_ladder(self, date: Optional[str] = None, as_frame: bool = False) -> Any:
+        """A day's 连板 ladder: ``levels``, highest first, each with
+        ``boards``, ``count``, its stocks (``items``) and the promotion
+        from the day before (``yesterday``, ``promoted``,
+        ``promotion_rate``, a fraction). With ``as_frame`` a frame of one
+        row per stock with its level's ``boards`` and ``promotion_rate``,
+        the answer's other fields in ``attrs``."""
+        data = self.get("/v1/api/limit_ladder", date=date)
+        if not as_frame:
+            return data
+        rows = []
+        for level in data.get("levels") or []:
+            for it in level.get("items") or []:
+                rows.append(dict(it, level=level.get("boards"), promotion_rate=level.get("promotion_rate")))
+        df = self.to_frame(rows)
+        df.attrs.update({k: v for k, v in data.items() if k != "levels"})
+        return df
+
     def hot_rank(self, date: Optional[str] = None, page: Optional[int] = None, size: Optional[int] = None,
                  stock_code: Union[str, Sequence[str], None] = None, start_date: Optional[str] = None,
                  end_date: Optional[str] = None, as_frame: bool = False) -> Any:

@@ -296,6 +296,53 @@ class TestFunctions(ServerTest):
         self.assertIn("totals", act.attrs)
         self.assertGreater(len(act), 0)
 
+    def _busy_ladder(self):
+        """The latest day whose ladder has a stock (the tests' small demo
+        market goes days without a limit-up), following prev_date back."""
+        ladder = self.client.limit_ladder()
+        for _ in range(40):
+            if ladder["levels"]:
+                return ladder
+            ladder = self.client.limit_ladder(date=ladder["prev_date"])
+        self.fail("no limit-up in 40 trading days")
+
+    def test_limit_pools(self):
+        ladder = self._busy_ladder()
+        self.assertEqual(ladder["source"], "demo")
+        up = self.client.limit_pool("up", date=ladder["date"])
+        self.assertEqual(up["date"], ladder["date"])
+        # The ladder holds exactly the day's up pool, each stock at its limit.
+        in_ladder = sorted(it["code"] for lv in ladder["levels"] for it in lv["items"])
+        self.assertEqual(in_ladder, sorted(it["code"] for it in up["items"]))
+        self.assertGreater(len(in_ladder), 0, ladder)
+        for it in up["items"]:
+            self.assertEqual(it["close"], it["limit_price"])
+            self.assertGreaterEqual(it["boards"], 1)
+        boards = [lv["boards"] for lv in ladder["levels"]]
+        self.assertEqual(boards, sorted(boards, reverse=True))
+        broken = self.client.limit_pool("broken", date=ladder["date"])
+        for it in broken["items"]:
+            self.assertGreaterEqual(it["high"], it["limit_price"])
+            self.assertLess(it["close"], it["limit_price"])
+        with self.assertRaises(MdqsError) as cm:
+            self.client.limit_pool("sideways")
+        self.assertEqual(cm.exception.status, 400)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.limit_ladder(date="2026-11-21")  # a Saturday
+        self.assertEqual(cm.exception.status, 400)
+
+    @unittest.skipUnless(HAVE_PANDAS, "pandas not installed")
+    def test_limit_pool_frames(self):
+        date = self._busy_ladder()["date"]
+        df = self.client.limit_ladder(date=date, as_frame=True)
+        self.assertGreater(len(df), 0)
+        for col in ("code", "name", "close", "limit_price", "boards", "level", "promotion_rate"):
+            self.assertIn(col, df.columns)
+        self.assertTrue((df["boards"] == df["level"]).all())
+        self.assertEqual(df.attrs["source"], "demo")
+        up = self.client.limit_pool("up", date=date, as_frame=True)
+        self.assertEqual(sorted(up["code"]), sorted(df["code"]))
+
     def test_screen(self):
         items = self.client.screen("price > 0", sort="-pct", limit=600, page_size=7)
         self.assertGreater(len(items), 21)  # several result pages of 7, joined in order
