@@ -367,6 +367,10 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		// The demo market knows its past: its record starts with its
 		// history, as a live one's starts on the first day mdqs runs.
 		secCfg.History, secCfg.BackfillDays = src.Demo, min(cfg.Demo.HistoryDays, securitiesBackfill)
+	} else {
+		// The ETFs the A-share list leaves out join the day's universe,
+		// and so the minute archive. (The demo's funds have no minutes.)
+		secCfg.More = []secmaster.Quotes{etfs}
 	}
 	securities := secmaster.New(store, quotes, cal, clock, secCfg)
 	minutes := newArchive(cfg, store, src, securities, cal, clock, log)

@@ -214,3 +214,25 @@ func TestSelect(t *testing.T) {
 		t.Errorf("SortFields and sortKeys differ")
 	}
 }
+
+// Quotes is the list as the security master records it: each fund with
+// its code, name, price and volume at the row's time; a stale list is an
+// error, not funds of another moment.
+func TestQuotesForTheDaysRecord(t *testing.T) {
+	clock := market.NewFixedClock(t0)
+	src := &fakeSource{rows: rows()}
+	s := New(src, clock, Config{Soft: time.Minute, Hard: time.Hour, Source: "push2"})
+	qs, err := s.Quotes(context.Background())
+	if err != nil || len(qs) != 4 {
+		t.Fatalf("%d quotes, %v", len(qs), err)
+	}
+	if q := qs[0]; q.Code.String() != "510300.SH" || q.Name != "510300.SH" || q.Price != 3.912 || q.Volume != 39120 ||
+		!q.At.Equal(t0.Add(-time.Minute)) {
+		t.Errorf("first quote %+v", q)
+	}
+	src.set(nil, &upstream.Error{Kind: upstream.KindTransport, Source: "push2", Detail: "connection refused"})
+	clock.Advance(2 * time.Minute)
+	if qs, err := s.Quotes(context.Background()); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("a stale list gave %d quotes, %v", len(qs), err)
+	}
+}

@@ -8,6 +8,8 @@ package secmaster
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"mdqs/db"
@@ -53,6 +55,12 @@ type Config struct {
 	// first day mdqs runs.
 	History      History
 	BackfillDays int
+	// More are lists the day's record adds to the quote list's: the ETF
+	// list, whose funds the A-share list leaves out. Their quotes of
+	// another day than the one recorded are left out (a list not updated
+	// since), and a list that fails leaves the day recorded without it,
+	// the error returned so that the job says so.
+	More []Quotes
 }
 
 // Service records and answers the timeline.
@@ -89,8 +97,26 @@ func (s *Service) Record(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var missed []error
+	seen := make(map[market.Code]bool, len(qs))
+	for _, q := range qs {
+		seen[q.Code] = true
+	}
+	for _, more := range s.cfg.More {
+		extra, err := more.Quotes(ctx)
+		if err != nil {
+			missed = append(missed, fmt.Errorf("the day's record holds the quote list without a list it adds (ETFs): %w", err))
+			continue
+		}
+		for _, q := range extra {
+			if !seen[q.Code] && market.DayOf(q.At) == today {
+				seen[q.Code] = true
+				qs = append(qs, q)
+			}
+		}
+	}
 	_, err = s.store.RecordSecurityDay(ctx, Source, today, Observations(qs), now)
-	return err
+	return errors.Join(append([]error{err}, missed...)...)
 }
 
 // backfill records, from History, the trading days before today after

@@ -2,6 +2,8 @@ package secmaster_test
 
 import (
 	"context"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +166,60 @@ func TestBackfillFromAPastTheSourceKnows(t *testing.T) {
 		if u, _, _ := svc.Universe(ctx, day, secmaster.Filter{}); len(u) != 2 || u[0].Suspended != want {
 			t.Errorf("%v: %+v; want 000002 suspended %v", day, u, want)
 		}
+	}
+}
+
+// failingList is a list that cannot be had.
+type failingList struct{}
+
+func (failingList) Quotes(context.Context) ([]market.Quote, error) {
+	return nil, errors.New("push2 etf: HTTP 502")
+}
+
+// The ETF list joins the day's record (the funds the A-share list leaves
+// out, so the archive keeps their minutes): a fund the quote list has too
+// is kept once, a row of another day is left out; a list that fails leaves
+// the day recorded from the quote list, with an error naming it.
+func TestRecordAddsTheETFList(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 24, 15, 10, 0, 0, market.Shanghai())
+	q := func(code, name string, when time.Time) market.Quote {
+		return market.Quote{Code: market.MustCode(code), Name: name, Price: 4, Volume: 100, At: when}
+	}
+	stocks := &quoteList{qs: []market.Quote{q("600519.SH", "贵州茅台", at), q("510300.SH", "沪深300ETF", at)}}
+	funds := &quoteList{qs: []market.Quote{q("510300.SH", "300ETF", at), q("159915.SZ", "创业板ETF", at),
+		q("512880.SH", "证券ETF", at.AddDate(0, 0, -1))}}
+
+	store := dbtest.Open(t)
+	svc := secmaster.New(store, stocks, market.DefaultCalendar(), market.NewFixedClock(at),
+		secmaster.Config{RecordAfter: 15*60 + 5, More: []secmaster.Quotes{funds}})
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u, _, err := svc.Universe(ctx, 20261124, secmaster.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range u {
+		got[s.Code.String()] = s.Name
+	}
+	want := map[string]string{"600519.SH": "贵州茅台", "510300.SH": "沪深300ETF", "159915.SZ": "创业板ETF"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the day's universe %v, want %v", got, want)
+	}
+	if f, _, _ := svc.Universe(ctx, 20261124, secmaster.Filter{Type: market.TypeFund}); len(f) != 2 {
+		t.Errorf("funds of the day: %+v, want the two ETFs", f)
+	}
+
+	store2 := dbtest.Open(t)
+	svc2 := secmaster.New(store2, stocks, market.DefaultCalendar(), market.NewFixedClock(at),
+		secmaster.Config{RecordAfter: 15*60 + 5, More: []secmaster.Quotes{failingList{}}})
+	err = svc2.Record(ctx)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 502") {
+		t.Fatalf("a failing ETF list: %v, want its error", err)
+	}
+	if u, _, err := svc2.Universe(ctx, 20261124, secmaster.Filter{}); err != nil || len(u) != 2 {
+		t.Fatalf("the day recorded without the ETFs: %d codes, %v; want the quote list's 2", len(u), err)
 	}
 }
