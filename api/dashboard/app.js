@@ -1,4 +1,4 @@
-// The dashboard: five panels and the archive's status line fed by signed
+// The dashboard: six panels and the archive's status line fed by signed
 // requests to the API, each refreshed on its own timer, three of them
 // (ranking, movements, watchlist) kept current by the stream (Live, in
 // api.js). Every panel reports its last outcome in data-state (idle,
@@ -591,6 +591,129 @@ async function loadArchive() {
     `${count(q.missing)} missing · ${agree}`;
 }
 
+// ---- (7) the 连板 ladder ----------------------------------------------------
+
+// GET /v1/api/limit_ladder of the day shown (the latest by default), then
+// that day's broken and limit-down pools for their counts (the ladder's
+// total is the up pool's). A client without scope market (403) and a day
+// without data (404) get a note, not an error. ‹ prev steps to the
+// ladder's prev_date; the date box picks any day.
+const ladder = { date: '', latest: '', data: null };
+
+function ladderTools() {
+  $('#ladder-prev').disabled = !ladder.data;
+  $('#ladder-latest').disabled = ladder.date === '';
+}
+
+function clearLadder() {
+  ladder.data = null;
+  $('#ladder').dataset.final = '';
+  $('#ladder-prov').hidden = true;
+  $('#ladder-meta').textContent = '';
+  $('#ladder-counts').replaceChildren();
+  $('#ladder-rungs').replaceChildren();
+  ladderTools();
+}
+
+function ladderNote(text, title = '') {
+  clearLadder();
+  $('#ladder-rungs').append(el('li', 'muted', text));
+  $('#ladder-rungs').title = title;
+}
+
+// rungs are the day's levels and the day before's rungs none was promoted
+// from (an empty rung with its 0/N), the highest first.
+function rungs(d) {
+  const out = (d.levels || []).map((l) => ({ boards: l.boards, yesterday: l.yesterday, promoted: l.promoted, rate: l.promotion_rate, items: l.items || [] }));
+  for (const p of d.promotion || []) {
+    if (!out.some((r) => r.boards === p.to_boards)) out.push({ boards: p.to_boards, yesterday: p.yesterday, promoted: p.promoted, rate: p.rate, items: [] });
+  }
+  return out.sort((a, b) => b.boards - a.boards);
+}
+
+function promoText(r) {
+  if (r.boards <= 1) return 'first board 首板';
+  const rate = Number.isFinite(r.rate) ? `${(r.rate * 100).toFixed(1)}%` : '—';
+  return `${count(r.promoted)}/${count(r.yesterday)} 晋级 ${rate}`;
+}
+
+async function loadLadder() {
+  const asked = ladder.date;
+  let d, broken, down;
+  try {
+    ({ data: d } = await client.get(`/v1/api/limit_ladder${asked ? `?date=${encodeURIComponent(asked)}` : ''}`));
+    const pool = (kind) => client.get(`/v1/api/limit_pool?date=${encodeURIComponent(d.date)}&kind=${kind}`);
+    [{ data: broken }, { data: down }] = await Promise.all([pool('broken'), pool('down')]);
+  } catch (e) {
+    if (asked !== ladder.date) return;
+    if (e instanceof ApiError && e.status === 403) return ladderNote('not shown: this client lacks scope market');
+    if (e instanceof ApiError && e.status === 404) return ladderNote(`no data for ${asked || 'the latest trading day'}`, e.detail || '');
+    throw e;
+  }
+  if (asked !== ladder.date) return; // another day was asked for meanwhile
+  clearLadder();
+  ladder.data = d;
+  if (!asked) ladder.latest = d.date;
+  const sec = $('#ladder');
+  sec.dataset.final = String(d.final === true);
+  $('#ladder-prov').hidden = d.final !== false;
+  const input = $('#ladder-date');
+  input.value = d.date;
+  if (ladder.latest) input.max = ladder.latest;
+  $('#ladder-meta').textContent = `${d.date}${d.final === false && d.as_of ? ` as of ${d.as_of.slice(11)}` : ''} · ` +
+    `promotion from ${d.prev_date} · source ${d.source}`;
+  for (const [kind, label, n] of [['up', 'up 涨停', d.total], ['broken', 'broken 炸板', broken.total], ['down', 'down 跌停', down.total]]) {
+    const c = el('span', `count ${kind}`, `${label} ${count(n)}`);
+    c.dataset.kind = kind;
+    $('#ladder-counts').append(c);
+  }
+  const list = $('#ladder-rungs');
+  list.title = '';
+  const all = rungs(d);
+  if (all.length === 0) list.append(el('li', 'muted', `No limit-up on ${d.date}.`));
+  for (const r of all) {
+    const li = el('li', 'rung');
+    li.dataset.boards = String(r.boards);
+    const head = el('div', 'rung-head');
+    head.append(el('span', 'boards', `${r.boards}板`), el('span', 'promo', promoText(r)), el('span', 'n', plural(r.items.length, 'stock')));
+    const stocks = el('div', 'stocks');
+    for (const it of r.items) {
+      const stock = el('button', 'stock');
+      stock.type = 'button';
+      stock.dataset.code = it.code;
+      stock.title = `Show the K-line of ${it.code}`;
+      stock.append(el('span', 'name', it.name), el('small', '', it.code));
+      stock.addEventListener('click', () => {
+        names.set(it.code, it.name);
+        showCode(it.code);
+        $('#kline').scrollIntoView({ block: 'start' });
+      });
+      stocks.append(stock);
+    }
+    if (r.items.length === 0) stocks.append(el('span', 'muted', 'none promoted 无晋级'));
+    li.append(head, stocks);
+    list.append(li);
+  }
+  ladderTools();
+}
+
+let reloadLadder = () => {};
+
+function showLadder(date) {
+  ladder.date = date;
+  clearLadder();
+  $('#ladder').dataset.state = 'loading';
+  reloadLadder();
+}
+
+$('#ladder-prev').addEventListener('click', () => {
+  if (ladder.data) showLadder(ladder.data.prev_date);
+});
+$('#ladder-latest').addEventListener('click', () => showLadder(''));
+$('#ladder-date').addEventListener('change', (ev) => {
+  if (ev.target.value && ev.target.value !== ladder.date) showLadder(ev.target.value);
+});
+
 // ---- live: the stream -----------------------------------------------------
 
 // Polling stays as a fallback: the ranking and the timeline ask again every
@@ -693,6 +816,9 @@ function start() {
   reloadKline = every('kline', loadKline, 60000);
   every('hotrank', loadHotRank, 300000);
   every('archive', loadArchive, 300000);
+  // The ladder of a day in session moves with the quotes: every minute
+  // while provisional, every 5 minutes otherwise (a new day may appear).
+  reloadLadder = every('ladder', loadLadder, () => (ladder.data?.final === false ? 60000 : 300000), { serial: true });
   live.start(streamQuery());
   // The stream-fed panels load once the stream is open (or has failed, or
   // after 5 s), so no change falls between their first load and the
