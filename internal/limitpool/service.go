@@ -43,6 +43,9 @@ type Service struct {
 	clock  market.Clock
 	rule   Rule
 	source string // the quote list's source name (push2, demo)
+	// publishedOff says why the published pools are not imported ("":
+	// they are); Compare reports it.
+	publishedOff string
 }
 
 func New(store *db.Store, sec Universe, quotes Quotes, cal *market.Calendar, clock market.Clock, quoteSource string) *Service {
