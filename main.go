@@ -385,6 +385,21 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Owner: tm.name, Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
+	// The limit pools derived from the store, and EastMoney's published
+	// ones to compare them with (live mode only: the demo market
+	// publishes none, and pools made up for it would measure nothing).
+	limitPools := limitpool.New(store, securities, quotes, cal, clock, quoteSource)
+	pools, err := publishedPools(cfg, store, src, cal, clock, log)
+	if err != nil {
+		return err
+	}
+	switch {
+	case src.IsDemo():
+		limitPools.PublishedOff("the demo market publishes no pools: EastMoney's are imported in live mode only")
+	case pools == nil:
+		limitPools.PublishedOff("the import of the published pools is off (limit_pools.import = false)")
+	}
+
 	runner := jobs.NewRunner(log, clock)
 	runner.SetLeadership(tm.lead)
 	// Every instance sweeps its own replay set; the store's part is
@@ -449,6 +464,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// The dragon-tiger list: from lhb.publish_at, every lhb.interval until
 	// the day's list appears (Job does nothing once the due days are held).
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "lhb", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
+	// EastMoney's published limit pools (live mode): from
+	// limit_pools.import_at, every limit_pools.interval until the day's
+	// appear, over the days the source still keeps.
+	if pools != nil {
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "published-limit-pools", Interval: cfg.LimitPools.Interval.Duration, RunAtStart: true, Run: pools.Job})
+	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
@@ -474,7 +495,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		// The market's bars of a day, over that day's universe.
 		CrossSection: crosssection.New(store, securities, cal, clock),
 		// The limit pools and the ladder, derived from the same store.
-		LimitPools: limitpool.New(store, securities, quotes, cal, clock, quoteSource),
+		LimitPools: limitPools,
 		Archive:    minutes,
 		Quotes:     quotes,
 		Alerts:     alerts,
@@ -483,7 +504,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
-			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses())
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses(), pools.Statuses())
 		},
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
@@ -733,3 +754,18 @@ func newArchive(cfg config.Config, store *db.Store, src *sources.Set, sec *secma
 // securitiesBackfill bounds the demo's back-filled record: each day is a
 // quote list of the whole demo market (5,300 stocks at real size).
 const securitiesBackfill = 60
+
+// publishedPools is the importer of EastMoney's published limit pools;
+// nil in demo mode or when limit_pools.import is off.
+func publishedPools(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*limitpool.Importer, error) {
+	l := cfg.LimitPools
+	if src.IsDemo() || !l.Import {
+		return nil, nil
+	}
+	d := upstream.DefaultPush2ExConfig()
+	c, err := upstream.NewPush2Ex(upstream.Push2ExConfig{SourceConfig: l.Push2Ex.Source(d.SourceConfig)}, src.Limiters, clock)
+	if err != nil {
+		return nil, err
+	}
+	return limitpool.NewImporter(limitpool.ImportConfig{ImportAt: l.ImportTime(), WindowDays: l.WindowDays}, store, c, cal, clock, log, c.Status), nil
+}
