@@ -393,6 +393,24 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	screens := screener.NewQueue(store, frame, clock, log, screener.Config{Owner: tm.name, Workers: cfg.Screener.Workers, Timeout: cfg.Screener.Timeout.Duration,
 		MaxActivePerClient: cfg.Screener.MaxActivePerClient, DefaultLimit: cfg.Screener.DefaultLimit, MaxLimit: cfg.Screener.MaxLimit})
 
+	// The limit pools derived from the store, and EastMoney's published
+	// ones to compare them with (live mode only: the demo market
+	// publishes none, and pools made up for it would measure nothing).
+	limitPools := limitpool.New(store, securities, quotes, cal, clock, quoteSource)
+	pools, err := publishedPools(cfg, store, src, cal, clock, log)
+	if err != nil {
+		return err
+	}
+	switch {
+	case src.IsDemo():
+		// The demo's pools come from its own history, which its store
+		// does not hold whole.
+		limitPools.ReadHistoryFrom(src.Demo)
+		limitPools.PublishedOff("the demo market publishes no pools: EastMoney's are imported in live mode only")
+	case pools == nil:
+		limitPools.PublishedOff("the import of the published pools is off (limit_pools.import = false)")
+	}
+
 	runner := jobs.NewRunner(log, clock)
 	runner.SetLeadership(tm.lead)
 	// Every instance sweeps its own replay set; the store's part is
@@ -457,6 +475,12 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// The dragon-tiger list: from lhb.publish_at, every lhb.interval until
 	// the day's list appears (Job does nothing once the due days are held).
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "lhb", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
+	// EastMoney's published limit pools (live mode): from
+	// limit_pools.import_at, every limit_pools.interval until the day's
+	// appear, over the days the source still keeps.
+	if pools != nil {
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "published-limit-pools", Interval: cfg.LimitPools.Interval.Duration, RunAtStart: true, Run: pools.Job})
+	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
@@ -475,19 +499,13 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		log.Warn("server.allowed_hosts = [\"*\"]: requests naming any host are answered, so a web page that points its name at 127.0.0.1 (DNS rebinding) " +
 			"can call this server, and in demo mode take a token with the public demo secret; list the names you use instead")
 	}
-	// The limit pools and the ladder, derived from the same store; the
-	// demo's from its own history, which its store does not hold whole.
-	pools := limitpool.New(store, securities, quotes, cal, clock, quoteSource)
-	if src.IsDemo() {
-		pools.ReadHistoryFrom(src.Demo)
-	}
 	srv := api.New(api.Deps{
 		Auth: authSvc, Store: store, Rankings: rankings, Movements: movements, Klines: klines, Pager: pager, Bridge: terminal,
 		Actions:    actions,
 		Securities: securities,
 		// The market's bars of a day, over that day's universe.
 		CrossSection: crosssection.New(store, securities, cal, clock),
-		LimitPools:   pools,
+		LimitPools:   limitPools,
 		Archive:      minutes,
 		Quotes:       quotes,
 		ETFs:         etfs,
@@ -497,7 +515,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		UpstreamWait: cfg.Server.UpstreamWait.Duration,
 		CacheStats:   []func() cache.Stats{rankings.CacheStats, pager.CacheStats},
 		Sources: func() []upstream.Status {
-			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses())
+			return slices.Concat(src.Statuses(), hot.Statuses(), newsSvc.Statuses(), reports.Statuses(), delisted.Statuses(), dragon.Statuses(), pools.Statuses())
 		},
 		SourceMode: cfg.Sources.Default,
 		Info:       api.InfoDeps{HotRank: hot, News: newsSvc, Finance: reports},
@@ -747,3 +765,18 @@ func newArchive(cfg config.Config, store *db.Store, src *sources.Set, sec *secma
 // securitiesBackfill bounds the demo's back-filled record: each day is a
 // quote list of the whole demo market (5,300 stocks at real size).
 const securitiesBackfill = 60
+
+// publishedPools is the importer of EastMoney's published limit pools;
+// nil in demo mode or when limit_pools.import is off.
+func publishedPools(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock, log *slog.Logger) (*limitpool.Importer, error) {
+	l := cfg.LimitPools
+	if src.IsDemo() || !l.Import {
+		return nil, nil
+	}
+	d := upstream.DefaultPush2ExConfig()
+	c, err := upstream.NewPush2Ex(upstream.Push2ExConfig{SourceConfig: l.Push2Ex.Source(d.SourceConfig)}, src.Limiters, clock)
+	if err != nil {
+		return nil, err
+	}
+	return limitpool.NewImporter(limitpool.ImportConfig{ImportAt: l.ImportTime(), WindowDays: l.WindowDays}, store, c, cal, clock, log, c.Status), nil
+}

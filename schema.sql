@@ -733,3 +733,44 @@ CREATE TABLE lhb_seats (
     PRIMARY KEY (day, code, side, seq)
 ) WITHOUT ROWID;
 CREATE INDEX lhb_seats_name ON lhb_seats(seat_name, day);
+
+-- version 26
+-- EastMoney's published limit pools (push2ex, issue 31), kept per trading
+-- day to compare with the pools mdqs derives. published_pool_days has one
+-- row per day and kind (up, broken, down, yesterday) imported: day is the
+-- pool's own day (the reply's qdate, never merely the date asked, which
+-- is asked), total its row count (tc), imported_at Unix ms. A day's import
+-- replaces all its kinds in one transaction. published_pool_rows: one row
+-- per stock of a pool, prices in yuan (the wire's price x 1000 divided
+-- back), seal times in seconds after midnight Shanghai as the source gives
+-- them (to the second), NULL where the pool does not send the field.
+CREATE TABLE published_pool_days (
+    day         INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    total       INTEGER NOT NULL,
+    asked       INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    imported_at INTEGER NOT NULL,
+    PRIMARY KEY (day, kind)
+) WITHOUT ROWID;
+CREATE TABLE published_pool_rows (
+    day          INTEGER NOT NULL,
+    kind         TEXT NOT NULL,
+    code         TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    industry     TEXT NOT NULL,
+    price        REAL,
+    limit_price  REAL,
+    change_pct   REAL,
+    amount       REAL,
+    float_cap    REAL,
+    turnover     REAL,
+    seal_fund    REAL,
+    boards       INTEGER,
+    first_seal   INTEGER,
+    last_seal    INTEGER,
+    opened_times INTEGER,
+    count_days   INTEGER,
+    count_up     INTEGER,
+    PRIMARY KEY (day, kind, code)
+) WITHOUT ROWID;

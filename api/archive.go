@@ -103,9 +103,16 @@ func (s *Server) handleQuality(w http.ResponseWriter, r *http.Request) error {
 		}
 		fields[i] = out
 	}
+	pools, err := s.limitPoolQuality(r.Context(), day)
+	if err != nil {
+		return err
+	}
 	return ok(w, map[string]any{
 		"date": day.String(), "as_of": market.FormatTime(s.Clock.Now()),
-		"universe": qa.Universe, "archived": qa.Archived, "flagged": qa.Flagged, "gaps": qa.Gaps, "missing": qa.Missing,
+		// EastMoney's published limit pools against the derived ones
+		// (limitpool_quality.go).
+		"limit_pools": pools,
+		"universe":    qa.Universe, "archived": qa.Archived, "flagged": qa.Flagged, "gaps": qa.Gaps, "missing": qa.Missing,
 		"derived_opens": qa.DerivedOpens, "compared": qa.Compared,
 		"sources": map[string]any{"minutes": qa.MinuteSources, "day": qa.DaySources},
 		"fields":  fields,

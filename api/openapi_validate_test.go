@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -294,6 +295,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 	recordSecurityDays(t, h.store)
 	storeMinuteDays(t, h.harness, 20261120, "600519.SH", "000001.SZ")
+	// Published limit pools of 2026-11-20 (constructed: the demo publishes
+	// none), so the quality answer of that day holds a comparison.
+	if err := h.store.ReplacePublishedPools(context.Background(), db.PublishedDay{Day: 20261120, Asked: 20261120, Source: "push2ex",
+		ImportedAt: time.Date(2026, 11, 20, 15, 40, 0, 0, market.Shanghai()), Pools: []db.PublishedPool{
+			{Kind: "up", Total: 1, Rows: []db.PublishedRow{{Code: market.MustCode("600198.SH"), Name: "大 唐电信", Price: 8.5, LimitPrice: math.NaN(),
+				ChangePct: math.NaN(), Amount: math.NaN(), FloatCap: math.NaN(), Turnover: math.NaN(), SealFund: math.NaN(), Boards: 1,
+				FirstSeal: 33900, LastSeal: 33900, CountDays: -1, CountUp: -1}}},
+			{Kind: "down"}, {Kind: "broken"}, {Kind: "yesterday"}}}); err != nil {
+		t.Fatal(err)
+	}
 	pending := want(200, http.MethodPost, "/v1/api/screener/queue/submit", []byte(`{"expression":"price > 1","idempotency_key":"k1"}`), admin)
 	pendingID, _ := dataOf(pending)["id"].(string)
 	want(200, http.MethodPost, "/v1/api/screener/queue/cancel", []byte(`{"id":"`+pendingID+`"}`), admin)

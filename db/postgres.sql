@@ -596,3 +596,36 @@ CREATE TABLE lhb_seats (
     PRIMARY KEY (day, code, side, seq)
 );
 CREATE INDEX lhb_seats_name ON lhb_seats(seat_name, day);
+
+-- version 26
+-- EastMoney's published limit pools (issue 31); see schema.sql.
+CREATE TABLE published_pool_days (
+    day         BIGINT NOT NULL,
+    kind        TEXT NOT NULL,
+    total       BIGINT NOT NULL,
+    asked       BIGINT NOT NULL,
+    source      TEXT NOT NULL,
+    imported_at BIGINT NOT NULL,
+    PRIMARY KEY (day, kind)
+);
+CREATE TABLE published_pool_rows (
+    day          BIGINT NOT NULL,
+    kind         TEXT NOT NULL,
+    code         TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    industry     TEXT NOT NULL,
+    price        DOUBLE PRECISION,
+    limit_price  DOUBLE PRECISION,
+    change_pct   DOUBLE PRECISION,
+    amount       DOUBLE PRECISION,
+    float_cap    DOUBLE PRECISION,
+    turnover     DOUBLE PRECISION,
+    seal_fund    DOUBLE PRECISION,
+    boards       BIGINT,
+    first_seal   BIGINT,
+    last_seal    BIGINT,
+    opened_times BIGINT,
+    count_days   BIGINT,
+    count_up     BIGINT,
+    PRIMARY KEY (day, kind, code)
+);

@@ -38,6 +38,8 @@ type Config struct {
 	Finance Finance `toml:"finance"`
 	// LHB is the dragon-tiger list (龙虎榜).
 	LHB LHB `toml:"lhb"`
+	// LimitPools is the import of EastMoney's published limit pools.
+	LimitPools LimitPools `toml:"limit_pools"`
 	// Securities is the security master's upstream lists.
 	Securities Securities `toml:"securities"`
 	// Archive is the minute archive job.
@@ -490,6 +492,7 @@ func (c Config) Validate() error {
 	}
 	c.validateInfo(bad)
 	c.validateLHB(bad)
+	c.validateLimitPools(bad)
 	c.validateSecurities(bad)
 	c.validateArchive(bad)
 	c.Limits.validate(bad)

@@ -86,7 +86,8 @@ func Default() Config {
 			MaxPageSize:   100,
 			RetentionDays: 180,
 		},
-		LHB: defaultLHB(),
+		LHB:        defaultLHB(),
+		LimitPools: defaultLimitPools(),
 		Finance: Finance{
 			DataCenter:  upstreamAt("https://datacenter-web.eastmoney.com", 20*time.Second, 3, 2),
 			Interval:    dur(6 * time.Hour),

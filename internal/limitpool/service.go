@@ -45,6 +45,9 @@ type Service struct {
 	source string // the quote list's source name (push2, demo)
 	// history, when set, gives the daily bars instead of the store.
 	history *historyCache
+	// publishedOff says why the published pools are not imported ("":
+	// they are); Compare reports it.
+	publishedOff string
 }
 
 func New(store *db.Store, sec Universe, quotes Quotes, cal *market.Calendar, clock market.Clock, quoteSource string) *Service {

@@ -150,6 +150,37 @@ func DefaultConfig() Config {
 	}
 }
 
+// Push2ExConfig configures the limit-pool client (push2ex.eastmoney.com,
+// getTopicZTPool and its siblings).
+type Push2ExConfig struct {
+	SourceConfig
+	// PageSize is the pagesize asked: akshare asks 10000, more than a
+	// pool ever holds, so one page is the whole pool; the client still
+	// pages (Pageindex from 0) while the rows are fewer than tc.
+	PageSize int
+	MaxPages int // safety stop of one pool's paging
+}
+
+// DefaultPush2ExConfig: EastMoney's politeness defaults, one page of
+// 10000 rows, at most 20 pages.
+func DefaultPush2ExConfig() Push2ExConfig {
+	c := Push2ExConfig{SourceConfig: eastMoneyDefaults(), PageSize: 10000, MaxPages: 20}
+	c.BaseURL = "https://push2ex.eastmoney.com"
+	return c
+}
+
+func (c Push2ExConfig) withDefaults() Push2ExConfig {
+	d := DefaultPush2ExConfig()
+	c.SourceConfig = c.SourceConfig.withDefaults(d.SourceConfig)
+	if c.PageSize <= 0 || c.PageSize > 20000 {
+		c.PageSize = d.PageSize
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = d.MaxPages
+	}
+	return c
+}
+
 // eastMoneyDefaults are the politeness defaults of every EastMoney host,
 // without a base URL or alternates: the other EastMoney clients (hot rank,
 // news, reports) start from these, and must not inherit push2's hosts.
