@@ -105,7 +105,8 @@ type Server struct {
 	IdleTimeout       Duration `toml:"idle_timeout"`
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
 	// UpstreamWait bounds how long a request waits on upstream fetches
-	// (sector collections, K-line, intraday and quote fetches): then it
+	// (sector collections, K-line, intraday and quote fetches) and on the
+	// demo terminal's folder and import (package bridge): then it
 	// answers 503 naming the source, while the fetch goes on in the
 	// background to fill the store. At most 3/4 of write_timeout, so the
 	// answer is written before the write deadline.
