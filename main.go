@@ -341,7 +341,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if err != nil {
 		return err
 	}
-	terminal, terminalJob, err := terminalBridge(cfg, store, src, cal, clock, log)
+	terminal, terminalJobs, err := terminalBridge(cfg, store, src, cal, clock, log)
 	if err != nil {
 		return err
 	}
@@ -431,11 +431,10 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Run: func(ctx context.Context) error {
 			return errors.Join(klines.EndOfDay(ctx, src.Quotes(), eodCfg), frame.Refresh(ctx))
 		}})
-	if terminalJob != nil {
-		tj := *terminalJob
-		tj.LeaderOnly = true
+	for _, tj := range terminalJobs {
 		runner.Add(tj)
-	} else if terminal.Configured() {
+	}
+	if terminalJobs == nil && terminal.Configured() {
 		runner.Add(jobs.Job{LeaderOnly: true, Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
 			Gate: func(now time.Time) bool { return !now.Before(tdxAt.On(market.DayOf(now))) },
 			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})
@@ -613,23 +612,34 @@ func listen(addr string) (net.Listener, error) {
 
 // terminalBridge builds the terminal bridge of a configuration. In demo
 // mode (tdx.dir empty or "demo") it is the demo market's own terminal, with
-// the job that writes its folder beside the database, rewrites it when the
-// demo market's day moves on, and imports it; the bridge's requests wait
-// for the job's first run. The job is nil for a live folder, which the
-// tdx-refresh job imports after the close.
+// two jobs: demo-terminal, on every instance, writes this instance's folder
+// (beside the database, or mdqs-demo-tdx-INSTANCE on a team's store) and
+// rewrites it when the demo market's day moves on; demo-terminal-import,
+// the leader's, imports it into the store. The bridge's requests wait for
+// both, at most server.upstream_wait, so a follower serves the bar files of
+// its own folder and the names and blocks the leader imported, and never
+// waits on the leader without a bound. The jobs are nil for a live folder,
+// which the tdx-refresh job imports after the close.
 func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *market.Calendar, clock market.Clock,
-	log *slog.Logger) (*bridge.Service, *jobs.Job, error) {
+	log *slog.Logger) (*bridge.Service, []jobs.Job, error) {
 	dir := cfg.TerminalDir()
 	if !cfg.UsesDemoTerminal() || src.Demo == nil {
 		terminal, err := bridge.New(dir, store, cal, clock, log)
 		return terminal, nil, err
 	}
-	terminal := bridge.NewDemo(dir, store, cal, clock, log)
+	terminal := bridge.NewDemo(dir, store, cal, clock, log, cfg.Server.UpstreamWait.Duration)
 	w := &demotdx.Writer{Market: src.Demo, Calendar: cal, Clock: clock, Dir: dir, Days: cfg.Demo.HistoryDays, Log: log,
 		Identity: fmt.Sprintf("seed %d, %d stocks, %d industries, %d concepts", cfg.Demo.Seed, cfg.Demo.Stocks, cfg.Demo.Industries, cfg.Demo.Concepts)}
 	// Every minute: the check is one small file read, and the day moves
 	// on at 15:00, when the demo's daily bars become final.
-	job := jobs.Job{Name: "demo-terminal", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+	write := jobs.Job{Name: "demo-terminal", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+		_, err := w.Ensure(ctx)
+		terminal.Written(err)
+		return err
+	}}
+	imp := jobs.Job{Name: "demo-terminal-import", LeaderOnly: true, Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+		// Ensure again (one at a time with the write job's): the import
+		// must not find the folder missing or of the day before.
 		_, err := w.Ensure(ctx)
 		if err == nil {
 			// The demo indices' members of the days before today, as a
@@ -644,7 +654,7 @@ func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *m
 		terminal.Prepared(err)
 		return err
 	}}
-	return terminal, &job, nil
+	return terminal, []jobs.Job{write, imp}, nil
 }
 
 // seedDemo seeds the well-known demo client where the configuration asks

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net"
-	"os"
-	"strconv"
 	"time"
 
 	"mdqs/api"
@@ -29,7 +26,7 @@ type team struct {
 }
 
 func startTeam(ctx context.Context, cfg config.Config, store *db.Store, log *slog.Logger) (*team, error) {
-	t := &team{name: instanceName(cfg)}
+	t := &team{name: cfg.InstanceName()}
 	t.lead = store.Leadership(t.name, db.LeaderOptions{Interval: cfg.Server.LeaderPoll.Duration, Log: log})
 	if cfg.Cache.Redis != "" {
 		// A wrong address or password is found at start; an outage later
@@ -86,22 +83,4 @@ func (t *team) instance() api.InstanceDeps {
 		d.Redis = t.shared.Status
 	}
 	return d
-}
-
-// instanceName is server.instance, else this host and the port it
-// listens on: unique among instances that reach one store, and what an
-// administrator recognises in a health answer.
-func instanceName(cfg config.Config) string {
-	if cfg.Server.Instance != "" {
-		return cfg.Server.Instance
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	_, port, err := net.SplitHostPort(cfg.Server.Addr)
-	if err != nil || port == "0" || port == "" {
-		port = "pid" + strconv.Itoa(os.Getpid())
-	}
-	return host + ":" + port
 }

@@ -68,6 +68,9 @@ type teamHelperSpec struct {
 	Args   []string  `json:"args"`
 	Start  time.Time `json:"start"`
 	Anchor int64     `json:"anchor"` // unix nanoseconds
+	// Dir is the helper's working folder (the demo terminal's folders go
+	// there on a PostgreSQL store); "": the test's.
+	Dir string `json:"-"`
 }
 
 func (s teamHelperSpec) clock() teamClock {
@@ -265,6 +268,7 @@ func startTeamInstance(t *testing.T, name, config, target string, spec teamHelpe
 	addr := make(chan string, 1)
 	in.cmd = exec.Command(os.Args[0], "-test.run=^TestTeamHelperProcess$", "-test.count=1")
 	in.cmd.Env = append(os.Environ(), teamHelperEnv+"="+string(raw))
+	in.cmd.Dir = spec.Dir
 	in.cmd.Stdout = &helperStdout{addr: addr, logs: in.logs}
 	in.cmd.Stderr = in.logs
 	if err := in.cmd.Start(); err != nil {

@@ -143,7 +143,7 @@ func TestDemoRefreshStoresActionsAsTheDemos(t *testing.T) {
 	dir := t.TempDir()
 	store := dbtest.Open(t)
 	clock := market.NewFixedClock(time.Date(2026, 11, 23, 16, 0, 0, 0, market.Shanghai()))
-	b := bridge.NewDemo(dir, store, market.DefaultCalendar(), clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := bridge.NewDemo(dir, store, market.DefaultCalendar(), clock, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	bridgetest.Write(t, dir)
 	rep, err := b.Refresh(context.Background(), nil)
 	if err != nil || rep.Actions != len(bridgetest.GBBQ) {

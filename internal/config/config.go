@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,7 +105,8 @@ type Server struct {
 	IdleTimeout       Duration `toml:"idle_timeout"`
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
 	// UpstreamWait bounds how long a request waits on upstream fetches
-	// (sector collections, K-line, intraday and quote fetches): then it
+	// (sector collections, K-line, intraday and quote fetches) and on the
+	// demo terminal's folder and import (package bridge): then it
 	// answers 503 naming the source, while the fetch goes on in the
 	// background to fill the store. At most 3/4 of write_timeout, so the
 	// answer is written before the write deadline.
@@ -554,16 +556,50 @@ func (c Config) UsesDemoTerminal() bool {
 // TerminalDir is the terminal folder the bridge reads: tdx.dir, or for the
 // demo terminal a folder beside the database named after it
 // (mdqs-demo.db: mdqs-demo-tdx), so that each demo store has its own; ""
-// for none.
+// for none. On a server's store (a team) it is the working folder's
+// mdqs-demo-tdx-INSTANCE: every instance writes its own copy, so two
+// instances started in one folder of one PC never swap a folder the other
+// is writing or reading (docs/team.md).
 func (c Config) TerminalDir() string {
 	if !c.UsesDemoTerminal() {
 		return c.TDX.Dir
 	}
 	db := c.DBPath()
 	if IsServerURL(db) {
-		return "mdqs-demo-tdx" // the store is a server's: the working folder
+		return "mdqs-demo-tdx-" + fileSafe(c.InstanceName())
 	}
 	return strings.TrimSuffix(db, filepath.Ext(db)) + "-tdx"
+}
+
+// InstanceName is server.instance, else this host and the port it
+// listens on: unique among instances that reach one store, and what an
+// administrator recognises in a health answer.
+func (c Config) InstanceName() string {
+	if c.Server.Instance != "" {
+		return c.Server.Instance
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	_, port, err := net.SplitHostPort(c.Server.Addr)
+	if err != nil || port == "0" || port == "" {
+		port = "pid" + strconv.Itoa(os.Getpid())
+	}
+	return host + ":" + port
+}
+
+// fileSafe makes a name a file name on every system: letters, digits,
+// '.', '-' and '_' stay, anything else (':' of HOST:PORT, a path
+// separator) becomes '_'.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, name)
 }
 
 // IsServerURL reports a server.db that names a PostgreSQL server rather

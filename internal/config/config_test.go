@@ -306,8 +306,13 @@ func TestTerminalDirOfAServerStore(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("a PostgreSQL URL does not validate: %v", err)
 	}
-	if got := cfg.TerminalDir(); got != "mdqs-demo-tdx" {
-		t.Errorf("TerminalDir = %q, want the working folder's mdqs-demo-tdx", got)
+	if got := cfg.TerminalDir(); got != "mdqs-demo-tdx-"+fileSafe(cfg.InstanceName()) {
+		t.Errorf("TerminalDir = %q, want the working folder's mdqs-demo-tdx-INSTANCE", got)
+	}
+	// Each instance of a team has its own, under a name any system takes.
+	cfg.Server.Instance = "desk-a:8080/x"
+	if got := cfg.TerminalDir(); got != "mdqs-demo-tdx-desk-a_8080_x" {
+		t.Errorf("TerminalDir of instance %q = %q, want mdqs-demo-tdx-desk-a_8080_x", cfg.Server.Instance, got)
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"mdqs/internal/demo"
@@ -65,6 +66,8 @@ type Writer struct {
 	// for another is stale.
 	Identity string
 	Log      *slog.Logger
+
+	mu sync.Mutex // one Ensure at a time: two would swap each other's folder
 }
 
 // Stats says what a write did.
@@ -95,6 +98,8 @@ func (w *Writer) stamp(through market.Day) string {
 // demo market or size, or the demo market's day has moved on since. It
 // reports whether it wrote.
 func (w *Writer) Ensure(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	through := Through(w.Calendar, w.Clock.Now())
 	want := w.stamp(through)
 	if got, err := os.ReadFile(filepath.Join(w.Dir, stampName)); err == nil && string(got) == want {
