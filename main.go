@@ -464,7 +464,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration,
 		Gate: func(now time.Time) bool { return alerts.InWindow(now) && hub.Wants(stream.Quote) },
 		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
-	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.HotRankClose, About: "the hot rank import", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.HotRankClose, About: "the hot rank import", Interval: time.Minute, RunAtStart: true, Run: hot.AtStart})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.RecordSecurities, About: "the securities record", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
 	if delisted != nil {
 		// Hourly, so a failed read is retried soon; each list is read only

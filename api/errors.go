@@ -109,9 +109,15 @@ func (s *Server) fedBy(h handlerFunc, jobNames ...string) handlerFunc {
 			return err
 		}
 		for _, name := range jobNames {
-			if pending := s.Jobs.Pending(name); pending != nil {
-				return pending
+			pending := s.Jobs.Pending(name)
+			if pending == nil {
+				continue
 			}
+			if market.KindOf(err) == market.KindUnavailable && s.Jobs.Failed(name) {
+				// The job failed: the handler's own 503 names the outage.
+				return err
+			}
+			return pending
 		}
 		return err
 	}

@@ -370,6 +370,14 @@ func (r *Runner) Pending(name string) error {
 	return e
 }
 
+// Failed reports whether every run of the named job so far has failed.
+func (r *Runner) Failed(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.status[name]
+	return ok && st.Runs > 0 && !r.succeeded[name]
+}
+
 // Pendings lists, in registration order, the start-up jobs whose data is
 // still to come (Pending): those whose first run has not ended, and those
 // that have failed every run so far (Failed).
@@ -383,11 +391,7 @@ func (r *Runner) Pendings() []PendingJob {
 	var out []PendingJob
 	for _, n := range names {
 		if err := r.Pending(n); err != nil {
-			r.mu.Lock()
-			st := r.status[n]
-			failed := st.Runs > 0
-			r.mu.Unlock()
-			out = append(out, PendingJob{Name: n, Err: err, Failed: failed})
+			out = append(out, PendingJob{Name: n, Err: err, Failed: r.Failed(n)})
 		}
 	}
 	return out
