@@ -173,6 +173,9 @@ type serveHooks struct {
 	onListen func(net.Addr)
 	clock    market.Clock    // nil: the system clock
 	demoKDF  *auth.KDFParams // nil: auth.DefaultKDF
+	// holdStart, when set, holds the first run of every start-up job
+	// until it is closed: a test sees the server as it is while they run.
+	holdStart <-chan struct{}
 }
 
 // serve runs the server until ctx ends.
@@ -413,6 +416,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 
 	runner := jobs.NewRunner(log, clock)
 	runner.SetLeadership(tm.lead)
+	if hooks.holdStart != nil {
+		runner.HoldFirstRuns(hooks.holdStart)
+	}
 	// Every instance sweeps its own replay set; the store's part is
 	// idempotent, so followers running it too costs one DELETE.
 	runner.Add(jobs.Job{Name: "purge-tokens", Interval: cfg.Auth.TokenPurgeInterval.Duration, RunAtStart: true,
@@ -422,11 +428,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "collect-sectors", Interval: soft,
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: rankings.Collect})
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "end-of-day", Interval: time.Minute, RunAtStart: true,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.EndOfDay, About: "the end-of-day ranking", Interval: time.Minute, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := rankings.EndOfDay(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "intraday-refresh", Interval: cfg.Kline.Refresh.Duration,
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: klines.Intraday().Refresh})
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "kline-end-of-day", Interval: 5 * time.Minute, RunAtStart: true,
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.KlineEndOfDay, About: "the end-of-day derivation", Interval: 5 * time.Minute, RunAtStart: true,
 		Gate: func(now time.Time) bool { return !now.Before(klineEOD.On(market.DayOf(now))) },
 		Run: func(ctx context.Context) error {
 			return errors.Join(klines.EndOfDay(ctx, src.Quotes(), eodCfg), frame.Refresh(ctx))
@@ -435,11 +441,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		runner.Add(tj)
 	}
 	if terminalJobs == nil && terminal.Configured() {
-		runner.Add(jobs.Job{LeaderOnly: true, Name: "tdx-refresh", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
+		runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.TDXRefresh, About: "the terminal folder's import", Interval: cfg.TDX.RefreshEvery.Duration, RunAtStart: true,
 			Gate: func(now time.Time) bool { return !now.Before(tdxAt.On(market.DayOf(now))) },
 			Run:  func(ctx context.Context) error { _, err := terminal.Refresh(ctx, nil); return err }})
 	}
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.HotRank, About: "the hot rank import", Interval: cfg.HotRank.Interval.Duration, Gate: hot.InWindow, Run: hot.Collect})
 	// Alerts see each quote refresh: the frame refreshes its snapshot when
 	// it is quote_age old, so evaluating as often finds every one.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
@@ -447,7 +453,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// trading day moves on or another instance's end of day derived a new
 	// day, before a screen asks (a screen arriving meanwhile waits for
 	// that build).
-	runner.Add(jobs.Job{Name: "screen-frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
+	runner.Add(jobs.Job{Name: jobs.ScreenFrame, About: "the screens' frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
 	hub := stream.NewHub(stream.Config{Clock: clock, MaxPerClient: cfg.Stream.MaxPerClient})
 	// The stream's quote events come from snapshot refreshes: in the
 	// session, while a stream listens for quotes, the leader refreshes
@@ -457,30 +463,30 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration,
 		Gate: func(now time.Time) bool { return alerts.InWindow(now) && hub.Wants(stream.Quote) },
 		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "hot-rank-close", Interval: time.Minute, RunAtStart: true, Run: hot.AfterClose})
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "record-securities", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.HotRankClose, About: "the hot rank import", Interval: time.Minute, RunAtStart: true, Run: hot.AtStart})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.RecordSecurities, About: "the securities record", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
 	if delisted != nil {
 		// Hourly, so a failed read is retried soon; each list is read only
 		// once per securities.delisted_interval (Import says so).
-		runner.Add(jobs.Job{LeaderOnly: true, Name: "delisted-lists", Interval: time.Hour, RunAtStart: true, Run: delisted.Import})
+		runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.DelistedLists, About: "the delisted lists' import", Interval: time.Hour, RunAtStart: true, Run: delisted.Import})
 	}
 	if minutes != nil {
 		// Not at start: a day's archive takes half an hour at 3 requests a
 		// second, and readiness does not wait for it.
 		runner.Add(jobs.Job{LeaderOnly: true, Name: "archive-minutes", Interval: 5 * time.Minute, Run: minutes.Job})
 	}
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "update-news", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.UpdateNews, About: "the news import", Interval: cfg.News.Interval.Duration, RunAtStart: true, Run: newsSvc.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-news", Interval: 6 * time.Hour, RunAtStart: true, Run: newsSvc.Prune})
 	// The dragon-tiger list: from lhb.publish_at, every lhb.interval until
 	// the day's list appears (Job does nothing once the due days are held).
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "lhb", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.LHB, About: "the dragon-tiger list import", Interval: cfg.LHB.Interval.Duration, RunAtStart: true, Run: dragon.Job})
 	// EastMoney's published limit pools (live mode): from
 	// limit_pools.import_at, every limit_pools.interval until the day's
 	// appear, over the days the source still keeps.
 	if pools != nil {
-		runner.Add(jobs.Job{LeaderOnly: true, Name: "published-limit-pools", Interval: cfg.LimitPools.Interval.Duration, RunAtStart: true, Run: pools.Job})
+		runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.PublishedLimitPools, About: "the published limit pools' import", Interval: cfg.LimitPools.Interval.Duration, RunAtStart: true, Run: pools.Job})
 	}
-	runner.Add(jobs.Job{LeaderOnly: true, Name: "financial-reports", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
+	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.FinancialReports, About: "the financial reports' import", Interval: cfg.Finance.Interval.Duration, RunAtStart: true, Run: reports.Job})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "prune-snapshots", Interval: 6 * time.Hour, RunAtStart: true,
 		Run: func(ctx context.Context) error {
 			_, err := store.PruneSnapshots(ctx, market.DayOf(clock.Now()).AddDays(-cfg.Market.SnapshotRetentionDays))
@@ -632,12 +638,12 @@ func terminalBridge(cfg config.Config, store *db.Store, src *sources.Set, cal *m
 		Identity: fmt.Sprintf("seed %d, %d stocks, %d industries, %d concepts", cfg.Demo.Seed, cfg.Demo.Stocks, cfg.Demo.Industries, cfg.Demo.Concepts)}
 	// Every minute: the check is one small file read, and the day moves
 	// on at 15:00, when the demo's daily bars become final.
-	write := jobs.Job{Name: "demo-terminal", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+	write := jobs.Job{Name: jobs.DemoTerminal, About: "the demo terminal folder's writing", Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
 		_, err := w.Ensure(ctx)
 		terminal.Written(err)
 		return err
 	}}
-	imp := jobs.Job{Name: "demo-terminal-import", LeaderOnly: true, Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
+	imp := jobs.Job{Name: jobs.DemoTerminalImport, About: "the demo terminal's import", LeaderOnly: true, Interval: time.Minute, RunAtStart: true, Run: func(ctx context.Context) error {
 		// Ensure again (one at a time with the write job's): the import
 		// must not find the folder missing or of the day before.
 		_, err := w.Ensure(ctx)

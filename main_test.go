@@ -99,6 +99,8 @@ type serveOptions struct {
 	// cheapHash seeds the demo client with cheap hash parameters, for
 	// tests that start many servers (each token request verifies it).
 	cheapHash bool
+	// holdStart holds the first run of every start-up job until closed.
+	holdStart chan struct{}
 }
 
 func startServer(t *testing.T, extraArgs ...string) *server {
@@ -134,6 +136,7 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 		s.clock = market.NewFixedClock(o.at)
 		hooks.clock = s.clock
 	}
+	hooks.holdStart = o.holdStart
 	if o.cheapHash {
 		hooks.demoKDF = &auth.KDFParams{MemoryKiB: 64, Time: 1, Threads: 1}
 	}

@@ -94,3 +94,31 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Server) logPanic(r *http.Request, v any) {
 	s.log.Error("handler panicked", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("panic", v))
 }
+
+// fedBy marks an endpoint whose answers come from data the named start-up
+// jobs provide. While one of them has yet to complete a run, the data may
+// be on its way: a not-found, or an unavailable (such as "no corporate
+// actions imported"), is then that job's 503 with Retry-After ("starting
+// up: the end-of-day derivation has not run yet", or the failure of its
+// first run), never a 404 saying the data does not exist. Once they have
+// run, a not-found is one again.
+func (s *Server) fedBy(h handlerFunc, jobNames ...string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		err := h(w, r)
+		if k := market.KindOf(err); err == nil || (k != market.KindNotFound && k != market.KindUnavailable) || s.Jobs == nil {
+			return err
+		}
+		for _, name := range jobNames {
+			pending := s.Jobs.Pending(name)
+			if pending == nil {
+				continue
+			}
+			if market.KindOf(err) == market.KindUnavailable && s.Jobs.Failed(name) {
+				// The job failed: the handler's own 503 names the outage.
+				return err
+			}
+			return pending
+		}
+		return err
+	}
+}

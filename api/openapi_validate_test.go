@@ -351,6 +351,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/health/db", ""},
 		{200, "GET", "/v1/api/health/sources", ""},
 		{200, "GET", "/v1/api/health/instance", ""},
+		{200, "GET", "/healthz", ""},
+		{200, "GET", "/readyz", ""},
 		{200, "GET", "/v1/api/whoami", ""},
 		{200, "GET", "/v1/openapi.json", ""},
 

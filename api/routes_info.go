@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mdqs/jobs"
 	"net/http"
 	"strings"
 
@@ -27,16 +28,16 @@ type InfoDeps struct {
 // (spec 4.6-4.8). Reads need the family's scope; the POSTs that change
 // data need admin.
 func (s *Server) infoRoutes() {
-	s.protected(http.MethodGet, "/v1/api/hot_rank", auth.ScopeHotRank, s.waits(s.handleHotRank))
+	s.protected(http.MethodGet, "/v1/api/hot_rank", auth.ScopeHotRank, s.waits(s.fedBy(s.handleHotRank, jobs.HotRank, jobs.HotRankClose)))
 	s.protected(http.MethodPost, "/v1/api/hot_rank/import", auth.ScopeAdmin, s.handleHotRankImport)
-	s.protected(http.MethodGet, "/v1/api/hot_rank/detail", auth.ScopeHotRank, s.waits(s.handleHotRankDetail))
-	s.protected(http.MethodGet, "/v1/api/hot_rank_list", auth.ScopeHotRank, s.waits(s.handleHotRankList))
+	s.protected(http.MethodGet, "/v1/api/hot_rank/detail", auth.ScopeHotRank, s.waits(s.fedBy(s.handleHotRankDetail, jobs.HotRank, jobs.HotRankClose)))
+	s.protected(http.MethodGet, "/v1/api/hot_rank_list", auth.ScopeHotRank, s.waits(s.fedBy(s.handleHotRankList, jobs.HotRank, jobs.HotRankClose)))
 
-	s.protected(http.MethodGet, "/v1/api/news/list", auth.ScopeNews, s.waits(s.handleNewsList))
-	s.protected(http.MethodGet, "/v1/api/news/view", auth.ScopeNews, s.waits(s.handleNewsView))
+	s.protected(http.MethodGet, "/v1/api/news/list", auth.ScopeNews, s.waits(s.fedBy(s.handleNewsList, jobs.UpdateNews)))
+	s.protected(http.MethodGet, "/v1/api/news/view", auth.ScopeNews, s.waits(s.fedBy(s.handleNewsView, jobs.UpdateNews)))
 	s.protected(http.MethodPost, "/v1/api/update-news", auth.ScopeAdmin, s.handleUpdateNews)
 
-	s.protected(http.MethodGet, "/v1/api/financial-reports", auth.ScopeFinance, s.waits(s.handleFinancialReports))
+	s.protected(http.MethodGet, "/v1/api/financial-reports", auth.ScopeFinance, s.waits(s.fedBy(s.handleFinancialReports, jobs.FinancialReports)))
 }
 
 // maxCodes bounds a comma-separated code list.

@@ -12,6 +12,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,6 +39,9 @@ type Job struct {
 	// LeaderOnly jobs run only while the runner's Leadership says this
 	// instance leads (always, without one).
 	LeaderOnly bool
+	// About names what the job does in words, for the answers that wait
+	// for its first run ("the end-of-day derivation"); "" is "job NAME".
+	About string
 }
 
 // Status is a job's record.
@@ -79,6 +83,9 @@ type Runner struct {
 	// run: what was missed while the service was down is done.
 	caughtUp chan struct{}
 	first    sync.WaitGroup
+	// succeeded holds the jobs that have completed a run without error.
+	succeeded map[string]bool
+	hold      <-chan struct{} // nil: first runs start at once
 }
 
 func NewRunner(log *slog.Logger, clock market.Clock) *Runner {
@@ -86,7 +93,7 @@ func NewRunner(log *slog.Logger, clock market.Clock) *Runner {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{log: log, clock: clock, status: map[string]*Status{}, caughtUp: make(chan struct{}),
-		watch: 250 * time.Millisecond}
+		succeeded: map[string]bool{}, watch: 250 * time.Millisecond}
 }
 
 // SetLeadership makes the LeaderOnly jobs run only while l says this
@@ -111,6 +118,15 @@ func (r *Runner) Leader() bool {
 // LeaderOnly job counts as done at once on a follower: the leader holds
 // that data.
 func (r *Runner) CaughtUp() <-chan struct{} { return r.caughtUp }
+
+// HoldFirstRuns makes every start-up job wait for hold to close before its
+// first run; call before Start. Tests use it to see the service as it is
+// while its start-up jobs run, whatever the machine's speed.
+func (r *Runner) HoldFirstRuns(hold <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hold = hold
+}
 
 // Add registers a job; call before Start.
 func (r *Runner) Add(j Job) {
@@ -170,6 +186,12 @@ func (r *Runner) Stop() {
 func (r *Runner) loop(ctx context.Context, j Job, kick <-chan struct{}) {
 	defer r.wg.Done()
 	if j.RunAtStart {
+		if r.hold != nil {
+			select {
+			case <-r.hold:
+			case <-ctx.Done():
+			}
+		}
 		r.start(ctx, j)
 		r.first.Done()
 	}
@@ -279,6 +301,7 @@ func (r *Runner) RunNow(ctx context.Context, name string) error {
 			s.LastError = err.Error()
 		} else {
 			s.LastError = ""
+			r.succeeded[name] = true
 		}
 	})
 	if err != nil && ctx.Err() == nil {
@@ -302,6 +325,85 @@ func (r *Runner) record(name string, f func(*Status)) {
 	if s, ok := r.status[name]; ok {
 		f(s)
 	}
+}
+
+// startRetry is the Retry-After of an answer waiting for a start-up job's
+// first run that has not ended yet.
+const startRetry = 5 * time.Second
+
+// Pending says whether the data the named start-up job provides is still
+// to come: nil once the job has completed a run without error, and for a
+// job that is not registered or does not run at start, or that the leader
+// runs for this follower (the leader holds its data). Otherwise it is the
+// unavailable error an answer waiting for that data gives:
+// "starting up: the end-of-day derivation has not run yet", or the failure
+// of its first run, with when to ask again.
+func (r *Runner) Pending(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var job *Job
+	for i := range r.jobs {
+		if r.jobs[i].Name == name {
+			job = &r.jobs[i]
+		}
+	}
+	if job == nil || !job.RunAtStart || r.succeeded[name] {
+		return nil
+	}
+	st := r.status[name]
+	if st.Runs == 0 && st.Followed > 0 {
+		return nil
+	}
+	about := job.About
+	if about == "" {
+		about = "job " + name
+	}
+	e := &market.Error{Kind: market.KindUnavailable, Message: market.DefaultMessage(market.KindUnavailable),
+		Detail: fmt.Sprintf("starting up: %s has not run yet", about), RetryAfter: startRetry}
+	switch {
+	case st.Failures > 0 && st.Running:
+		e.Detail = fmt.Sprintf("starting up: %s failed (%s) and is running again", about, st.LastError)
+	case st.Failures > 0:
+		e.Detail = fmt.Sprintf("starting up: %s failed (%s); it runs again within %v", about, st.LastError, job.Interval)
+		e.RetryAfter = min(job.Interval, max(time.Second, st.LastEnd.Add(job.Interval).Sub(r.clock.Now())))
+	}
+	return e
+}
+
+// Failed reports whether every run of the named job so far has failed.
+func (r *Runner) Failed(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.status[name]
+	return ok && st.Runs > 0 && !r.succeeded[name]
+}
+
+// Pendings lists, in registration order, the start-up jobs whose data is
+// still to come (Pending): those whose first run has not ended, and those
+// that have failed every run so far (Failed).
+func (r *Runner) Pendings() []PendingJob {
+	r.mu.Lock()
+	names := make([]string, 0, len(r.jobs))
+	for _, j := range r.jobs {
+		names = append(names, j.Name)
+	}
+	r.mu.Unlock()
+	var out []PendingJob
+	for _, n := range names {
+		if err := r.Pending(n); err != nil {
+			out = append(out, PendingJob{Name: n, Err: err, Failed: r.Failed(n)})
+		}
+	}
+	return out
+}
+
+// PendingJob is a start-up job whose data is still to come.
+type PendingJob struct {
+	Name string
+	Err  error // what an answer waiting for it says
+	// Failed: its runs so far have all failed; it has run, so it no
+	// longer holds readiness back.
+	Failed bool
 }
 
 // Statuses lists every job's record, in registration order.

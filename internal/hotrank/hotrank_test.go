@@ -3,6 +3,7 @@ package hotrank_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,34 @@ func TestNoCatchUpFromEastMoney(t *testing.T) {
 	}
 	if fake.Posts() != 0 {
 		t.Errorf("the after-close job asked EastMoney %d times before the close", fake.Posts())
+	}
+}
+
+// A live server that has never imported hot rank imports the current list
+// at start, whatever the hour, and an outage then shows as the 503 naming
+// the source, never 404 "no hot rank is stored yet". Once a list is held,
+// the start asks nothing.
+func TestStartImportsWhatIsMissing(t *testing.T) {
+	clock := market.NewFixedClock(time.Date(2026, 11, 23, 8, 0, 0, 0, market.Shanghai()))
+	svc, fake, _ := live(t, hotranktest.Stocks(5), clock)
+	ctx := context.Background()
+	fake.FailPage(1, http.StatusBadGateway)
+	if err := svc.AtStart(ctx); err == nil {
+		t.Fatal("AtStart with EastMoney failing = nil, want its error")
+	}
+	_, err := svc.Query(ctx, hotrank.Query{Page: 1, Size: 20})
+	if market.KindOf(err) != market.KindUnavailable || !strings.Contains(err.Error(), "emappdata") {
+		t.Fatalf("query after a failed start import = %v, want unavailable naming emappdata", err)
+	}
+	fake.FailPage(1, 0)
+	if err := svc.AtStart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := svc.Query(ctx, hotrank.Query{Page: 1, Size: 20}); err != nil || len(page.Items) != 5 {
+		t.Fatalf("query after the start import = %d items, %v; want 5", len(page.Items), err)
+	}
+	posts := fake.Posts()
+	if err := svc.AtStart(ctx); err != nil || fake.Posts() != posts {
+		t.Errorf("AtStart with a list held = %v and asked EastMoney %d more times, want nil and none", err, fake.Posts()-posts)
 	}
 }

@@ -234,3 +234,24 @@ func (s *Service) catchUp(ctx context.Context) error {
 
 // InWindow is the periodic job's gate.
 func (s *Service) InWindow(now time.Time) bool { return s.cfg.Window.Contains(s.cal, now) }
+
+// AtStart is the job at start and after the close: AfterClose, and first,
+// when no list is stored at all, the current one from a live source,
+// whatever the hour, as the other start-up jobs import what is missing.
+// Without it a live server that never imported answered 404 "no hot rank
+// is stored yet" until the scheduled import ran; now an outage is the 503
+// naming the source. (A source with history catches up in AfterClose.)
+func (s *Service) AtStart(ctx context.Context) error {
+	if _, current := s.src.(live); current {
+		_, err := s.store.LatestHotRankDay(ctx, 0)
+		switch {
+		case market.KindOf(err) == market.KindNotFound:
+			if err := s.Collect(ctx); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+	}
+	return s.AfterClose(ctx)
+}
