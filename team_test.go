@@ -979,7 +979,8 @@ func compareMigrated(t *testing.T, pg, cfg string, at time.Time, dates map[strin
 
 	values := map[string]string{"code": "600519.SH", "codes": "600519.SH,000001.SH", "freq": "D", "mode": "qfq", "id": "none", "/v1/api/news/view id": "1",
 		"/v1/api/block/members block": "沪深300", "/v1/api/hot_rank/detail stock_code": "600519.SH",
-		"/v1/api/bars/minute time": "10:30"} // of the date each case names (bars/daily and bars/minute)
+		"/v1/api/bars/minute time":   "10:30", // of the date each case names (bars/daily and bars/minute)
+		"/v1/api/index/members code": "000300.SH", "/v1/api/index/changes code": "000300.SH", "/v1/api/lhb/seats name": "机构专用"}
 	for k, v := range dates {
 		values[k] = v
 	}
