@@ -97,11 +97,19 @@ func (s *Server) logPanic(r *http.Request, v any) {
 
 // fedBy marks an endpoint whose answers come from data the named start-up
 // jobs provide. While one of them has yet to complete a run, the data may
-// be on its way: a not-found, or an unavailable (such as "no corporate
-// actions imported"), is then that job's 503 with Retry-After ("starting
+// be on its way: a not-found, or an unavailable without an outage behind
+// it (such as "no corporate actions imported"), is then that job's 503 with Retry-After ("starting
 // up: the end-of-day derivation has not run yet", or the failure of its
 // first run), never a 404 saying the data does not exist. Once they have
 // run, a not-found is one again.
+// outage says err is an unavailable with a cause (an upstream's failure or
+// timeout), not a state still to be reached ("no corporate actions
+// imported").
+func outage(err error) bool {
+	var e *market.Error
+	return errors.As(err, &e) && e.Kind == market.KindUnavailable && e.Err != nil
+}
+
 func (s *Server) fedBy(h handlerFunc, jobNames ...string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		err := h(w, r)
@@ -113,8 +121,10 @@ func (s *Server) fedBy(h handlerFunc, jobNames ...string) handlerFunc {
 			if pending == nil {
 				continue
 			}
-			if market.KindOf(err) == market.KindUnavailable && s.Jobs.Failed(name) {
-				// The job failed: the handler's own 503 names the outage.
+			if market.KindOf(err) == market.KindUnavailable && (s.Jobs.Failed(name) || outage(err)) {
+				// The job failed, or the answer met an outage of its own
+				// (an upstream that hangs also keeps the job from running):
+				// the handler's own 503 names the source.
 				return err
 			}
 			return pending
