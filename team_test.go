@@ -69,7 +69,8 @@ type teamHelperSpec struct {
 	Start  time.Time `json:"start"`
 	Anchor int64     `json:"anchor"` // unix nanoseconds
 	// Dir is the helper's working folder (the demo terminal's folders go
-	// there on a PostgreSQL store); "": the test's.
+	// there on a PostgreSQL store); "": a temporary one, never the
+	// package's folder (testservers.Run fails a run that litters it).
 	Dir string `json:"-"`
 }
 
@@ -260,6 +261,9 @@ func startTeamInstance(t *testing.T, name, config, target string, spec teamHelpe
 		t.Fatal(err)
 	}
 	spec.Args = []string{"-config", cfgPath, "-addr", "127.0.0.1:0", "-db", target}
+	if spec.Dir == "" {
+		spec.Dir = t.TempDir()
+	}
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)

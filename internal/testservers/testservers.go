@@ -57,7 +57,16 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 // Run runs the package's tests and, when some were skipped for want of a
 // server, says so in one line where go test ./... shows it.
 func Run(m *testing.M) int {
+	before, guarded := packageFolder()
 	code := m.Run()
+	if guarded {
+		if left := litter(before); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: the tests left %s in the package's folder: a test must write under t.TempDir(), or a commit picks it up\n", strings.Join(left, ", "))
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
 	if line := summary(); line != "" {
 		if w, err := goOutput(); err == nil {
 			io.WriteString(w, line)
@@ -65,6 +74,38 @@ func Run(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// packageFolder lists the working folder when it is a package's source
+// folder (it holds _test.go files), which go test runs tests in; a helper
+// process a test starts in a temporary folder is not guarded.
+func packageFolder() (map[string]bool, bool) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		return nil, false
+	}
+	names := map[string]bool{}
+	source := false
+	for _, e := range entries {
+		names[e.Name()] = true
+		source = source || strings.HasSuffix(e.Name(), "_test.go")
+	}
+	return names, source
+}
+
+// litter is what the working folder holds now that it did not before.
+func litter(before map[string]bool) []string {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		return nil
+	}
+	var left []string
+	for _, e := range entries {
+		if !before[e.Name()] {
+			left = append(left, e.Name())
+		}
+	}
+	return left
 }
 
 // summary is the line, "" when nothing was skipped.
