@@ -89,8 +89,16 @@ func (s *Server) handleQuality(w http.ResponseWriter, r *http.Request) error {
 		due := s.Archive.Due()
 		day = due[len(due)-1]
 	}
+	// A day the security master did not record has no archive measure, but
+	// its published limit pools still compare with the ones derived from
+	// the stored bars: the archive part says why it is empty.
+	status, detail := "measured", (*string)(nil)
 	qa, err := s.Archive.Quality(r.Context(), day)
-	if err != nil {
+	switch {
+	case market.KindOf(err) == market.KindNotFound && s.LimitPools != nil:
+		msg := err.Error()
+		status, detail = "not_recorded", &msg
+	case err != nil:
 		return err
 	}
 	fields := make([]qualityField, len(qa.Fields))
@@ -111,8 +119,9 @@ func (s *Server) handleQuality(w http.ResponseWriter, r *http.Request) error {
 		"date": day.String(), "as_of": market.FormatTime(s.Clock.Now()),
 		// EastMoney's published limit pools against the derived ones
 		// (limitpool_quality.go).
-		"limit_pools": pools,
-		"universe":    qa.Universe, "archived": qa.Archived, "flagged": qa.Flagged, "gaps": qa.Gaps, "missing": qa.Missing,
+		"limit_pools":    pools,
+		"archive_status": status, "archive_detail": detail,
+		"universe": qa.Universe, "archived": qa.Archived, "flagged": qa.Flagged, "gaps": qa.Gaps, "missing": qa.Missing,
 		"derived_opens": qa.DerivedOpens, "compared": qa.Compared,
 		"sources": map[string]any{"minutes": qa.MinuteSources, "day": qa.DaySources},
 		"fields":  fields,

@@ -84,7 +84,7 @@ func (s *Server) limitDay(r *http.Request, q *query) (limitpool.Day, error) {
 // limitMeta is what every limit answer says of its day.
 func (s *Server) limitMeta(d limitpool.Day) map[string]any {
 	m := map[string]any{"date": d.Day.String(), "prev_date": d.Prev.String(), "source": s.sourceLabel(d.Source),
-		"universe_source": s.sourceLabel(d.UniverseSource), "final": d.Final, "universe": d.Universe, "no_limit_rule": d.NoRule,
+		"universe_source": s.sourceLabel(d.UniverseSource), "universe_recorded": d.UniverseRecorded, "final": d.Final, "universe": d.Universe, "no_limit_rule": d.NoRule,
 		"minutes_held": d.Minutes, "seal_resolution": "minute"}
 	if d.AsOf.IsZero() {
 		m["as_of"] = nil

@@ -173,3 +173,53 @@ func TestQualityComparesThePublishedLimitPools(t *testing.T) {
 		t.Errorf("no derived row outside the empty published pools: nothing shows only_derived")
 	}
 }
+
+// Issue 31: a day the security master did not record has no archive
+// measure, but its published pools are still set against the pools
+// derived from the stored bars: the quality answer says the archive part
+// is not recorded instead of answering 404 for the whole day (a fresh
+// store imports about two weeks of published pools on its first day).
+func TestQualityOfADayBeforeTheRecordStillComparesThePools(t *testing.T) {
+	h := newHarness(t) // records the last day only
+	last := market.Day(20261120)
+	seedLimitDemo(t, h, last, 40)
+	day := h.api.Calendar.Prev(last)
+	h.clock.Set(t0)
+	h.addClient("q", "secret-q", clientOpts{scopes: "market"})
+	tok := h.token("q", "secret-q")
+	ctx := context.Background()
+	derived, err := h.api.LimitPools.Derive(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := db.PublishedDay{Day: day, Asked: day, Source: "push2ex", ImportedAt: day.At(15, 40, 0), Pools: []db.PublishedPool{
+		{Kind: "up"}, {Kind: "broken"}, {Kind: "down"}, {Kind: "yesterday"}}}
+	if err := h.store.ReplacePublishedPools(ctx, pub); err != nil {
+		t.Fatal(err)
+	}
+	r := h.signed(http.MethodGet, "/v1/api/quality?date="+day.String(), tok, nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("quality of %v before the record: %d %s", day, r.status, r.raw)
+	}
+	var a struct {
+		poolQualityAnswer
+		ArchiveStatus string  `json:"archive_status"`
+		ArchiveDetail *string `json:"archive_detail"`
+		Universe      int     `json:"universe"`
+	}
+	if err := json.Unmarshal(r.data, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.ArchiveStatus != "not_recorded" || a.ArchiveDetail == nil || a.Universe != 0 {
+		t.Errorf("archive part: status %q detail %v universe %d, want not_recorded with the reason", a.ArchiveStatus, a.ArchiveDetail, a.Universe)
+	}
+	if a.LimitPools.Status != "compared" || len(a.LimitPools.Kinds) != 4 || a.LimitPools.Kinds[0].Derived != len(derived.Pool("up")) {
+		t.Errorf("limit pools: %+v, want compared with %d derived up", a.LimitPools, len(derived.Pool("up")))
+	}
+	// A recorded day says measured.
+	r = h.signed(http.MethodGet, "/v1/api/quality?date="+last.String(), tok, nil)
+	r.expect(t, 200, "OK")
+	if err := json.Unmarshal(r.data, &a); err != nil || a.ArchiveStatus != "measured" || a.ArchiveDetail != nil {
+		t.Errorf("a recorded day: archive_status %q detail %v (%v)", a.ArchiveStatus, a.ArchiveDetail, err)
+	}
+}

@@ -165,3 +165,78 @@ func checkBoards(t *testing.T, h *harness, code market.Code, day market.Day, boa
 		t.Errorf("%s: %d boards on %v, but it closed at its limit-up on %v too", code, boards, day, bars[k].Day)
 	}
 }
+
+// Issue 31: the pools are kept "from the stored daily bars, back through
+// history for the parts that daily bars decide". A day before the
+// security master's first record is derived from the stocks with a bar
+// stored that day, said so (universe_recorded false), instead of a 404;
+// its pools are those of a store that recorded the day, but for stocks
+// whose name (risk warning) that day is not known to it.
+func TestLimitPoolsBeforeTheRecordComeFromTheStoredBars(t *testing.T) {
+	full := newHarness(t, withSecurityHistory(60))
+	bare := newHarness(t) // records the last day only
+	last := market.Day(20261120)
+	seedLimitDemo(t, full, last, 80)
+	seedLimitDemo(t, bare, last, 80)
+	for _, h := range []*harness{full, bare} {
+		h.clock.Set(t0)
+		h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	}
+	ftok, btok := full.token("c", "secret-c"), bare.token("c", "secret-c")
+	cal := market.DefaultCalendar()
+	current := bare.demo.NamesOn(last)
+	compared := 0
+	for day, i := cal.Prev(last), 0; i < 10; day, i = cal.Prev(day), i+1 {
+		for _, kind := range []string{"up", "down", "broken", "yesterday"} {
+			path := "/v1/api/limit_pool?date=" + day.String() + "&kind=" + kind
+			r := bare.signed(http.MethodGet, path, btok, nil)
+			if r.status != http.StatusOK {
+				t.Fatalf("%s before the record: %d %s", path, r.status, r.raw)
+			}
+			var meta struct {
+				Recorded *bool `json:"universe_recorded"`
+			}
+			json.Unmarshal(r.data, &meta)
+			if meta.Recorded == nil || *meta.Recorded {
+				t.Errorf("%s: universe_recorded %v, want false", path, meta.Recorded)
+			}
+			b := getLimit(t, bare, btok, path)
+			f := getLimit(t, full, ftok, path)
+			named := bare.demo.NamesOn(day)
+			set := func(a limitAnswer) map[string]limitRow {
+				m := map[string]limitRow{}
+				for _, it := range a.Items {
+					c := market.MustCode(it.Code)
+					if named[c] == current[c] {
+						m[it.Code] = it
+					}
+				}
+				return m
+			}
+			bs, fs := set(b), set(f)
+			for c, fr := range fs {
+				br, ok := bs[c]
+				if !ok {
+					t.Errorf("%v %s: %s is in the recorded store's pool, not in the one from stored bars", day, kind, c)
+					continue
+				}
+				if br.Boards != fr.Boards || br.CountUp != fr.CountUp || *br.LimitPrice != *fr.LimitPrice {
+					t.Errorf("%v %s %s: boards %d count %d limit %v; recorded: %d %d %v", day, kind, c, br.Boards, br.CountUp, *br.LimitPrice,
+						fr.Boards, fr.CountUp, *fr.LimitPrice)
+				}
+				compared++
+			}
+			for c := range bs {
+				if _, ok := fs[c]; !ok {
+					t.Errorf("%v %s: %s only in the pool from stored bars", day, kind, c)
+				}
+			}
+		}
+		lad := bare.signed(http.MethodGet, "/v1/api/limit_ladder?date="+day.String(), btok, nil)
+		lad.expect(t, 200, "OK")
+	}
+	if compared == 0 {
+		t.Fatal("no pool row compared over ten days")
+	}
+	t.Logf("%d rows agree over ten days before the record", compared)
+}

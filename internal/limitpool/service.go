@@ -3,6 +3,7 @@ package limitpool
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"mdqs/db"
@@ -25,6 +26,7 @@ const history = CountDays + 2
 type Universe interface {
 	Universe(ctx context.Context, day market.Day, f secmaster.Filter) ([]secmaster.Security, db.RecordedDays, error)
 	History(ctx context.Context, code market.Code) (secmaster.Timeline, error)
+	Recorded(ctx context.Context) (db.RecordedDays, error)
 }
 
 // Quotes is the current quote list (quote.Service): today's pools during
@@ -85,6 +87,11 @@ type Day struct {
 	AsOf           time.Time  // the quote list's time for today; zero from the store
 	Recorded       db.RecordedDays
 	UniverseSource string
+	// UniverseRecorded is false for a past day the security master did not
+	// record: the universe is then the stocks with a daily bar stored that
+	// day, and a stock's name (its risk warning, hence its limit rule) is
+	// the one its name history knows for the day, else today's.
+	UniverseRecorded bool
 }
 
 // Derive is day's pools: from the store for a past day (the day's
@@ -115,10 +122,18 @@ type member struct {
 
 func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
 	secs, rec, err := s.sec.Universe(ctx, day, secmaster.Filter{Type: market.TypeStock})
+	recorded := err == nil
+	if market.KindOf(err) == market.KindNotFound {
+		// Before the security master's first record (or on a day the
+		// server was off) the daily bars still decide the pools: the
+		// stocks with a bar stored that day are the universe.
+		secs, err = s.storedStocks(ctx)
+	}
 	if err != nil {
 		return Day{}, err
 	}
-	out := Day{Day: day, Prev: s.cal.Prev(day), Universe: len(secs), Source: "store", Final: true, Recorded: rec, UniverseSource: rec.Source}
+	out := Day{Day: day, Prev: s.cal.Prev(day), Universe: len(secs), Source: "store", Final: true, Recorded: rec, UniverseSource: rec.Source,
+		UniverseRecorded: recorded}
 	// Four bars a code (the day, the day before and their previous
 	// closes, a suspension between them included): one primary-key read.
 	end := s.cal.Next(day).Start().Unix() - 1
@@ -139,6 +154,9 @@ func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
 		}
 		ms[i] = member{sec: sec, raw: bars}
 	}
+	if !recorded {
+		out.Universe = withBar
+	}
 	if withBar == 0 {
 		return Day{}, market.Errorf(market.KindNotFound, "no daily bar of %v is stored: the end-of-day job stores them after the close of each day mdqs runs, "+
 			"the terminal's import and K-line requests store more", day)
@@ -151,7 +169,8 @@ func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time
 	if err != nil {
 		return Day{}, err
 	}
-	out := Day{Day: day, Prev: s.cal.Prev(day), Source: s.source, Final: !now.Before(day.At(15, 0, 0)), UniverseSource: s.source}
+	out := Day{Day: day, Prev: s.cal.Prev(day), Source: s.source, Final: !now.Before(day.At(15, 0, 0)), UniverseSource: s.source,
+		UniverseRecorded: true}
 	prevEnd := day.Start().Unix() - 1
 	var ms []member
 	for _, q := range qs {
@@ -217,6 +236,11 @@ func (s *Service) finish(ctx context.Context, out Day, ms []member) (Day, error)
 		if n := len(ch); n > 0 && ch[n-1].Day == prev && ch[n-1].Traded() && ch[n-1].PrevClose > 0 {
 			up = ch[n-1].Close/ch[n-1].PrevClose-1 >= 0.045
 		}
+		if !out.UniverseRecorded && !st.TouchedUp && !st.TouchedDown && len(m.raw) > 0 {
+			// Today's name judged the day: a risk warning the stock had then
+			// (a 5 % board) is only known to candidate, so a 4.5 % move is one.
+			up = up || moved(m.raw, day)
+		}
 		if st.TouchedUp || st.TouchedDown || up {
 			cand = append(cand, i)
 		}
@@ -235,6 +259,55 @@ func (s *Service) finish(ctx context.Context, out Day, ms []member) (Day, error)
 		}
 		out.Rows = append(out.Rows, *row)
 	}
+	return out, nil
+}
+
+// moved reports that the last of raw, a bar of day, reached 4.5 % above
+// or below the close before it: loose enough for a 5 % board (an ex-date
+// between them only adds a candidate), which candidate judges exactly.
+func moved(raw []market.Bar, day market.Day) bool {
+	n := len(raw)
+	if n < 2 || raw[n-1].Day != day || raw[n-2].Close <= 0 {
+		return false
+	}
+	b, prev := raw[n-1], raw[n-2].Close
+	return b.High/prev-1 >= 0.045 || b.Low/prev-1 <= -0.045
+}
+
+// storedStocks is every stock the store knows, for a day the security
+// master did not record: the universe of its first recorded day (the
+// nearest to a day before it, delisted-later codes included) and the
+// securities list; derivePast keeps those with a bar that day.
+func (s *Service) storedStocks(ctx context.Context) ([]secmaster.Security, error) {
+	seen := map[market.Code]bool{}
+	var out []secmaster.Security
+	rec, err := s.sec.Recorded(ctx)
+	switch {
+	case err == nil:
+		first, _, err := s.sec.Universe(ctx, rec.First, secmaster.Filter{Type: market.TypeStock})
+		if err != nil {
+			return nil, err
+		}
+		for _, sec := range first {
+			seen[sec.Code] = true
+			sec.Suspended = false
+			out = append(out, sec)
+		}
+	case market.KindOf(err) != market.KindNotFound:
+		return nil, err
+	}
+	names, err := s.store.StockNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for c, name := range names {
+		code, err := market.ParseCode(c)
+		if err != nil || seen[code] || market.Classify(code) != market.TypeStock {
+			continue
+		}
+		out = append(out, secmaster.Security{Code: code, Name: name, Type: market.TypeStock, Board: secmaster.Board(code), ST: secmaster.STOf(name)})
+	}
+	slices.SortFunc(out, func(a, b secmaster.Security) int { return strings.Compare(a.Code.String(), b.Code.String()) })
 	return out, nil
 }
 
