@@ -25,6 +25,7 @@ type limitRow struct {
 	FirstSeal       *string  `json:"first_seal"`
 	LastSeal        *string  `json:"last_seal"`
 	OpenedTimes     *int     `json:"opened_times"`
+	SealFund        *float64 `json:"seal_fund"`
 	Boards          int      `json:"boards"`
 	YesterdayBoards int      `json:"yesterday_boards"`
 	CountUp         int      `json:"count_up"`
@@ -46,9 +47,9 @@ func limitRowOf(r limitpool.Row, kind string) limitRow {
 		out.LimitPct = &pct
 	}
 	seals, price := r.UpSeals, r.Up
-	out.Sealed = r.SealedUp
+	out.Sealed, out.SealFund = r.SealedUp, r.UpSealFund
 	if kind == "down" {
-		seals, price, out.Sealed = r.DownSeals, r.Down, r.SealedDown
+		seals, price, out.Sealed, out.SealFund = r.DownSeals, r.Down, r.SealedDown, r.DownSealFund
 		out.Boards = r.DownDays
 	}
 	if r.HasLimit {
@@ -85,7 +86,7 @@ func (s *Server) limitDay(r *http.Request, q *query) (limitpool.Day, error) {
 func (s *Server) limitMeta(d limitpool.Day) map[string]any {
 	m := map[string]any{"date": d.Day.String(), "prev_date": d.Prev.String(), "source": s.sourceLabel(d.Source),
 		"universe_source": s.sourceLabel(d.UniverseSource), "universe_recorded": d.UniverseRecorded, "final": d.Final, "universe": d.Universe, "no_limit_rule": d.NoRule,
-		"minutes_held": d.Minutes, "seal_resolution": "minute"}
+		"minutes_held": d.Minutes, "seal_resolution": "minute", "seal_fund_source": optional(d.SealFundSource)}
 	if d.AsOf.IsZero() {
 		m["as_of"] = nil
 	} else {

@@ -3,12 +3,14 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
 
 	"mdqs/db"
 	"mdqs/internal/archive"
+	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
 	"mdqs/internal/quote"
 )
@@ -239,4 +241,89 @@ func TestLimitPoolsBeforeTheRecordComeFromTheStoredBars(t *testing.T) {
 		t.Fatal("no pool row compared over ten days")
 	}
 	t.Logf("%d rows agree over ten days before the record", compared)
+}
+
+// Issue 31: "the sealing order size at the close where the source gives
+// it". mdqs's own data hold no order book of the close; the published
+// pools, once imported, state it (push2ex fund), and each derived row
+// sealed at that limit carries it; a row the source does not list, or
+// one not sealed at the close, has none.
+func TestLimitPoolRowsCarryThePublishedSealFund(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(60))
+	ctx := context.Background()
+	last := market.Day(20261120)
+	seedLimitDemo(t, h, last, 40)
+	h.clock.Set(t0)
+	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	tok := h.token("c", "secret-c")
+	var day market.Day
+	var d limitpool.Day
+	for day = last; ; day = h.api.Calendar.Prev(day) {
+		var err error
+		if d, err = h.api.LimitPools.Derive(ctx, day); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Pool("up")) >= 2 && len(d.Pool("broken")) >= 1 {
+			break
+		}
+	}
+	path := "/v1/api/limit_pool?date=" + day.String() + "&kind="
+	type fundAnswer struct {
+		Source *string `json:"seal_fund_source"`
+		Items  []struct {
+			Code string   `json:"code"`
+			Fund *float64 `json:"seal_fund"`
+		} `json:"items"`
+	}
+	get := func(kind string) fundAnswer {
+		t.Helper()
+		r := h.signed(http.MethodGet, path+kind, tok, nil)
+		r.expect(t, 200, "OK")
+		var a fundAnswer
+		if err := json.Unmarshal(r.data, &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	for _, it := range get("up").Items {
+		if it.Fund != nil {
+			t.Errorf("%s: seal_fund %v before any published pool", it.Code, *it.Fund)
+		}
+	}
+	up, broken := d.Pool("up"), d.Pool("broken")
+	row := func(r limitpool.Row, fund float64) db.PublishedRow {
+		return db.PublishedRow{Code: r.Code, Name: r.Name, Price: r.Bar.Close, LimitPrice: math.NaN(), ChangePct: math.NaN(), Amount: math.NaN(),
+			FloatCap: math.NaN(), Turnover: math.NaN(), SealFund: fund, Boards: -1, FirstSeal: -1, LastSeal: -1, OpenedTimes: -1, CountDays: -1, CountUp: -1}
+	}
+	pub := db.PublishedDay{Day: day, Asked: day, Source: "push2ex", ImportedAt: day.At(15, 40, 0), Pools: []db.PublishedPool{
+		// The broken stock listed in the up pool with a fund: not sealed, so none.
+		{Kind: "up", Total: 2, Rows: []db.PublishedRow{row(up[0], 123456789), row(broken[0], 5e6)}},
+		{Kind: "broken"}, {Kind: "down"}, {Kind: "yesterday"}}}
+	if err := h.store.ReplacePublishedPools(ctx, pub); err != nil {
+		t.Fatal(err)
+	}
+	a := get("up")
+	if a.Source == nil || *a.Source != "push2ex" {
+		t.Errorf("seal_fund_source %v, want push2ex", a.Source)
+	}
+	with := 0
+	for _, it := range a.Items {
+		switch {
+		case it.Code == up[0].Code.String():
+			if it.Fund == nil || *it.Fund != 123456789 {
+				t.Errorf("%s: seal_fund %v, want the published 123456789", it.Code, it.Fund)
+			}
+			with++
+		case it.Fund != nil:
+			t.Errorf("%s: seal_fund %v, but the published pool does not list it", it.Code, *it.Fund)
+		}
+	}
+	if with != 1 {
+		t.Errorf("the published stock %s is not in the up pool answered", up[0].Code)
+	}
+	for _, it := range get("broken").Items {
+		if it.Fund != nil {
+			t.Errorf("broken %s: seal_fund %v; it did not close at its limit", it.Code, *it.Fund)
+		}
+	}
 }

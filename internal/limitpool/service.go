@@ -2,6 +2,7 @@ package limitpool
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -72,6 +73,9 @@ type Row struct {
 	CountUp         int    // limit-up closes within the last CountDays trading days
 	UpSeals         *Seals // from the day's 1-minute bars; nil when the store holds none of the day
 	DownSeals       *Seals
+	// UpSealFund and DownSealFund are the order at the limit at the close,
+	// yuan, as the day's published pool states it; nil where none does.
+	UpSealFund, DownSealFund *float64
 }
 
 // Day is a day's derivation.
@@ -92,6 +96,9 @@ type Day struct {
 	// day, and a stock's name (its risk warning, hence its limit rule) is
 	// the one its name history knows for the day, else today's.
 	UniverseRecorded bool
+	// SealFundSource is the published pools' source the seal funds come
+	// from ("" when the day's are not imported).
+	SealFundSource string
 }
 
 // Derive is day's pools: from the store for a past day (the day's
@@ -107,10 +114,52 @@ func (s *Service) Derive(ctx context.Context, day market.Day) (Day, error) {
 	case !s.cal.IsTradingDay(day):
 		return Day{}, market.Errorf(market.KindInvalid, "date %v is not a trading day: the pools are of trading days (the one before is %v)", day, s.cal.Prev(day))
 	}
+	var d Day
+	var err error
 	if day == today && s.quotes != nil {
-		return s.deriveToday(ctx, day, now)
+		d, err = s.deriveToday(ctx, day, now)
+	} else {
+		d, err = s.derivePast(ctx, day)
 	}
-	return s.derivePast(ctx, day)
+	if err != nil {
+		return d, err
+	}
+	return d, s.attachSealFunds(ctx, &d)
+}
+
+// attachSealFunds gives the rows the order at the limit at the close
+// (封单资金) where the published pools of the day, when imported, state
+// it: mdqs's own data (bars, quote lists) hold no order book of the close.
+func (s *Service) attachSealFunds(ctx context.Context, d *Day) error {
+	pub, err := s.store.PublishedPools(ctx, d.Day)
+	switch {
+	case market.KindOf(err) == market.KindNotFound:
+		return nil
+	case err != nil:
+		return err
+	}
+	funds := func(kind string) map[market.Code]float64 {
+		p, _ := pub.Pool(kind)
+		m := map[market.Code]float64{}
+		for _, r := range p.Rows {
+			if r.SealFund >= 0 && !math.IsNaN(r.SealFund) {
+				m[r.Code] = r.SealFund
+			}
+		}
+		return m
+	}
+	up, down := funds("up"), funds("down")
+	d.SealFundSource = pub.Source
+	for i := range d.Rows {
+		r := &d.Rows[i]
+		if v, ok := up[r.Code]; ok && r.SealedUp {
+			r.UpSealFund = &v
+		}
+		if v, ok := down[r.Code]; ok && r.SealedDown {
+			r.DownSealFund = &v
+		}
+	}
+	return nil
 }
 
 // member is a stock with its bars and status while a day is derived.
