@@ -109,6 +109,7 @@ func FuzzEndpoints(f *testing.F) {
 	f.Add("demo GET /v1/api/limit_pool", "date=1970-01-01&kind=broken", []byte(nil))
 	f.Add("GET /v1/api/limit_ladder", "date=2099-12-31", []byte(nil))
 	f.Add("demo GET /v1/api/limit_pool", "kind=yesterday", []byte(nil))
+	f.Add("demo GET /v1/api/limit_pool", "kind=strong&date=2026-11-20", []byte(nil))
 	f.Add("demo GET /v1/api/boards/top50", "day=2010-01-04", []byte(nil))
 	f.Add("demo GET /v1/api/market/movements", "day=19700101&type=concept", []byte(nil))
 	// The index membership history (issue 31): the terminal's import

@@ -1,8 +1,9 @@
 package api
 
 import (
+	"context"
 	"net/http"
-	"strings"
+	"slices"
 
 	"mdqs/internal/limitpool"
 	"mdqs/internal/market"
@@ -30,6 +31,10 @@ type limitRow struct {
 	YesterdayBoards int      `json:"yesterday_boards"`
 	CountUp         int      `json:"count_up"`
 	CountDays       int      `json:"count_days"`
+	// The strong pool's rows only.
+	NewHigh  *bool    `json:"new_high,omitempty"`
+	PrevHigh *float64 `json:"prev_high_60,omitempty"`
+	Reason   *int     `json:"reason,omitempty"`
 }
 
 func limitRowOf(r limitpool.Row, kind string) limitRow {
@@ -55,6 +60,13 @@ func limitRowOf(r limitpool.Row, kind string) limitRow {
 	if r.HasLimit {
 		out.LimitPrice = orNull(price)
 	}
+	if m := r.Strong; m != nil {
+		nh, reason := m.NewHigh, m.Reason
+		out.NewHigh, out.Reason = &nh, &reason
+		if m.PrevHigh > 0 {
+			out.PrevHigh = orNull(round4(m.PrevHigh))
+		}
+	}
 	if seals != nil {
 		n := seals.Opened
 		out.OpenedTimes = &n
@@ -69,6 +81,10 @@ func limitRowOf(r limitpool.Row, kind string) limitRow {
 // limitDay reads the date parameter (default: the latest trading day)
 // and derives the day.
 func (s *Server) limitDay(r *http.Request, q *query) (limitpool.Day, error) {
+	return s.limitDayOf(r, q, s.LimitPools.Derive)
+}
+
+func (s *Server) limitDayOf(r *http.Request, q *query, derive func(context.Context, market.Day) (limitpool.Day, error)) (limitpool.Day, error) {
 	day, given := q.day("date", "")
 	if !given {
 		day = market.DayOf(s.Clock.Now())
@@ -79,7 +95,7 @@ func (s *Server) limitDay(r *http.Request, q *query) (limitpool.Day, error) {
 	if err := q.Err(); err != nil {
 		return limitpool.Day{}, err
 	}
-	return s.LimitPools.Derive(r.Context(), day)
+	return derive(r.Context(), day)
 }
 
 // limitMeta is what every limit answer says of its day.
@@ -101,17 +117,12 @@ func (s *Server) handleLimitPool(w http.ResponseWriter, r *http.Request) error {
 		return market.NotConfigured("limit pools are not served by this server")
 	}
 	q := newQuery(r)
-	kind := q.str("kind")
-	switch {
-	case kind == "":
-		kind = "up"
-	case kind == "strong":
-		q.fail("", "kind strong (强势股池: 60-day highs and repeated limit-ups, EastMoney's own selection) is not derived; "+
-			"the kinds served are %s", strings.Join(limitpool.Kinds, ", "))
-	default:
-		kind = q.oneOf("kind", "", "up", limitpool.Kinds...)
+	kind := q.oneOf("kind", "", "up", append(slices.Clone(limitpool.Kinds), "strong")...)
+	derive := s.LimitPools.Derive
+	if kind == "strong" {
+		derive = s.LimitPools.Strong
 	}
-	d, err := s.limitDay(r, q)
+	d, err := s.limitDayOf(r, q, derive)
 	if err != nil {
 		return err
 	}

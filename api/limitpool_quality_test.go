@@ -61,7 +61,7 @@ func TestQualityComparesThePublishedLimitPools(t *testing.T) {
 	// takes the day of the last five (the minutes the source still has) with
 	// the most outside ST and STAR.
 	last := market.Day(20261120)
-	seedLimitDemo(t, h, last, 60)
+	seedLimitDemo(t, h, last, 90)
 	day, most := last, -1
 	for d, i := last, 0; i < 5; d, i = h.api.Calendar.Prev(d), i+1 {
 		got, err := h.api.LimitPools.Derive(ctx, d)
@@ -123,16 +123,38 @@ func TestQualityComparesThePublishedLimitPools(t *testing.T) {
 	if slices.ContainsFunc(derived.Rows, func(r limitpool.Row) bool { return r.Code == invented.Code }) {
 		t.Fatal("the invented stock is in the demo's pools")
 	}
+	// The strong pool: one derived strong stock outside ST and STAR, and
+	// the invented one.
+	strongDay, err := h.api.LimitPools.Strong(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var strong []db.PublishedRow
+	for _, r := range strongDay.Pool("strong") {
+		if r.ST == "" && r.Board != "star" {
+			strong = append(strong, db.PublishedRow{Code: r.Code, Name: r.Name, Price: r.Bar.Close, LimitPrice: math.NaN(), ChangePct: math.NaN(),
+				Amount: math.NaN(), FloatCap: math.NaN(), Turnover: math.NaN(), SealFund: math.NaN(), Boards: -1, FirstSeal: -1, LastSeal: -1,
+				OpenedTimes: -1, CountDays: -1, CountUp: -1})
+			break
+		}
+	}
+	if len(strong) == 0 {
+		t.Fatalf("no strong stock outside ST and STAR on %v", day)
+	}
 	pub := db.PublishedDay{Day: day, Asked: day, Source: "push2ex", ImportedAt: day.At(15, 40, 0), Pools: []db.PublishedPool{
 		{Kind: "up", Total: len(common) + 1, Rows: append(slices.Clone(common), invented)},
-		{Kind: "broken"}, {Kind: "down"}, {Kind: "yesterday"}}}
+		{Kind: "broken"}, {Kind: "down"}, {Kind: "yesterday"}, {Kind: "strong", Total: 2, Rows: append(strong, invented)}}}
 	if err := h.store.ReplacePublishedPools(ctx, pub); err != nil {
 		t.Fatal(err)
 	}
 
 	a := get().LimitPools
-	if a.Status != "compared" || a.Source == nil || *a.Source != "push2ex" || a.ImportedAt == nil || len(a.Kinds) != 4 {
+	if a.Status != "compared" || a.Source == nil || *a.Source != "push2ex" || a.ImportedAt == nil || len(a.Kinds) != 5 {
 		t.Fatalf("after the import: %+v", a)
+	}
+	if k := a.Kinds[4]; k.Kind != "strong" || k.Published != 2 || !slices.Contains(k.Both, strong[0].Code.String()) ||
+		!slices.Equal(k.OnlyPublished, []string{"600198.SH"}) || k.Derived != len(strongDay.Pool("strong")) {
+		t.Errorf("strong: %+v", k)
 	}
 	up := a.Kinds[0]
 	if up.Kind != "up" || up.Published != len(common)+1 || up.Derived != len(derived.Pool("up")) || len(up.Both) != len(common) ||
@@ -162,7 +184,7 @@ func TestQualityComparesThePublishedLimitPools(t *testing.T) {
 		t.Errorf("disagreements by field %v, want first_seal 1, boards 1, the rest 0", fields)
 	}
 	onlyDerived := 0
-	for i, k := range a.Kinds[1:] {
+	for i, k := range a.Kinds[1:4] {
 		if k.Kind != []string{"down", "broken", "yesterday"}[i] || k.Published != 0 || len(k.Both) != 0 ||
 			len(k.OnlyDerived)+len(k.Excluded) != k.Derived {
 			t.Errorf("%s against an empty published pool: %+v", k.Kind, k)

@@ -327,3 +327,94 @@ func TestLimitPoolRowsCarryThePublishedSealFund(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31: kind=strong (强势股池) on the demo: every stock at a 60-day
+// high (its high above the highest of the 59 traded days before, worked
+// out here from the demo's own K-lines for the stocks without an ex-date
+// in the window) is in the pool with reason 1 or 3, and no other stock
+// is for that reason; every stock with two limit-up closes in the 涨停统计
+// window (the up pool's count_up) is in it with reason 2 or 3.
+func TestStrongPoolOnTheDemo(t *testing.T) {
+	h := newHarness(t, withSecurityHistory(5))
+	ctx := context.Background()
+	last := market.Day(20261120)
+	seedLimitDemo(t, h, last, 100)
+	h.clock.Set(t0)
+	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	tok := h.token("c", "secret-c")
+	a := getLimit(t, h, tok, "/v1/api/limit_pool?date="+last.String()+"&kind=strong")
+	if a.Kind != "strong" || len(a.Items) == 0 || a.Total != len(a.Items) {
+		t.Fatalf("strong pool: kind %q, %d items, total %d", a.Kind, len(a.Items), a.Total)
+	}
+	strong := map[string]limitRow{}
+	for _, it := range a.Items {
+		strong[it.Code] = it
+		if it.Reason == nil || it.NewHigh == nil || *it.Reason < 1 || *it.Reason > 3 {
+			t.Fatalf("%s: reason %v new_high %v", it.Code, it.Reason, it.NewHigh)
+		}
+		if *it.NewHigh != (*it.Reason&1 != 0) || (*it.Reason&2 != 0) != (it.CountUp >= 2) {
+			t.Errorf("%s: reason %d with new_high %v and count_up %d", it.Code, *it.Reason, *it.NewHigh, it.CountUp)
+		}
+		if *it.NewHigh && (it.PrevHigh == nil || *it.High <= *it.PrevHigh) {
+			t.Errorf("%s: a new high %v over %v", it.Code, *it.High, it.PrevHigh)
+		}
+	}
+	acts, err := h.store.ActionsBetween(ctx, last.AddDays(-150), last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exdated := map[market.Code]bool{}
+	for _, x := range acts {
+		exdated[x.Code] = true
+	}
+	highs, checked := 0, 0
+	for code := range h.demo.NamesOn(last) {
+		if market.Classify(code) != market.TypeStock || exdated[code] {
+			continue
+		}
+		bars, err := h.demo.Klines(ctx, code, market.Daily, last.AddDays(-200), last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var traded []market.Bar
+		for _, b := range bars {
+			if b.Volume > 0 {
+				traded = append(traded, b)
+			}
+		}
+		n := len(traded)
+		if n < 60 || traded[n-1].Day != last {
+			continue
+		}
+		prev := 0.0
+		for _, b := range traded[n-60 : n-1] {
+			prev = max(prev, b.High)
+		}
+		checked++
+		it, in := strong[code.String()]
+		isHigh := traded[n-1].High > prev
+		if isHigh {
+			highs++
+		}
+		switch {
+		case isHigh && (!in || !*it.NewHigh):
+			t.Errorf("%s: high %.2f over the 59 days' %.2f, not a new high in the pool (%v)", code, traded[n-1].High, prev, in)
+		case !isHigh && in && *it.NewHigh:
+			t.Errorf("%s: high %.2f, the 59 days' %.2f, but a new high in the pool", code, traded[n-1].High, prev)
+		}
+	}
+	up := getLimit(t, h, tok, "/v1/api/limit_pool?date="+last.String()+"&kind=up")
+	many := 0
+	for _, it := range up.Items {
+		if it.CountUp >= 2 {
+			many++
+			if s, ok := strong[it.Code]; !ok || *s.Reason&2 == 0 {
+				t.Errorf("%s: %d limit-ups in %d days, not in the strong pool for them", it.Code, it.CountUp, it.CountDays)
+			}
+		}
+	}
+	if checked < 100 || highs == 0 || many == 0 {
+		t.Fatalf("checked %d stocks, %d at a 60-day high, %d with repeated limit-ups: too few to test", checked, highs, many)
+	}
+	t.Logf("%d in the strong pool; %d stocks checked against their K-lines, %d at a 60-day high; %d limit-ups with count_up >= 2", len(a.Items), checked, highs, many)
+}

@@ -410,7 +410,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{200, "GET", "/v1/api/limit_pool?date=2026-11-20&kind=yesterday", ""},
 		{200, "GET", "/v1/api/limit_ladder?date=2026-11-20", ""},
 		{400, "GET", "/v1/api/limit_pool?date=2026-11-21", ""},
-		{400, "GET", "/v1/api/limit_pool?date=2026-11-20&kind=strong", ""},
+		{200, "GET", "/v1/api/limit_pool?date=2026-11-20&kind=strong", ""},
+		{400, "GET", "/v1/api/limit_pool?date=2026-11-20&kind=new", ""},
 		{404, "GET", "/v1/api/limit_ladder?date=2025-01-02", ""},
 		{200, "GET", "/v1/api/limit_ladder?date=2026-11-02", ""}, // before the security master's record: from the stored bars
 		{200, "GET", "/v1/api/bars/minute?date=2026-11-20&time=10:30", ""},

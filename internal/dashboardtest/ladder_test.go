@@ -78,7 +78,6 @@ func TestDashboardLadder(t *testing.T) {
 	checkLadder(t, fail, prev, v, expectLadder(t, api, prev, fail))
 
 	// A trading day without data: a note, not an error.
-	// A year back: before the demo's recorded universe (60 days).
 	empty := dayWithoutData(t, api, time.Now().In(shanghai).Format(time.DateOnly), fail)
 	pickLadderDate(t, ctx, p, fail, empty)
 	v = waitLadder(t, ctx, p, fail, empty, func(v ladderView) bool { return len(v.Notes) > 0 })
@@ -172,16 +171,24 @@ func chooseLadderDay(t *testing.T, api *apiClient, latest ladderAnswer, fail fun
 // about a year before the back-fill, before the K-line panel's six months.
 func dayWithoutData(t *testing.T, api *apiClient, from string, fail func(string, ...any)) string {
 	t.Helper()
-	d, _ := time.Parse(time.DateOnly, from)
-	d = d.AddDate(-1, 0, 0)
-	for i := 0; i < 15; i, d = i+1, d.AddDate(0, 0, -1) {
-		var a ladderAnswer
-		status, _ := api.try(t, fail, "/v1/api/limit_ladder?date="+d.Format(time.DateOnly), &a)
-		if status == http.StatusNotFound {
-			return d.Format(time.DateOnly)
+	// The pools are derived back through the demo's whole daily history
+	// (years; a day before the security master's record from the bars), so
+	// the day is sought before it begins.
+	from0, _ := time.Parse(time.DateOnly, from)
+	for _, years := range []int{1, 5, 10, 16, 20, 30} {
+		d := from0.AddDate(-years, 0, 0)
+		for i := 0; i < 15; i, d = i+1, d.AddDate(0, 0, -1) {
+			var a ladderAnswer
+			status, _ := api.try(t, fail, "/v1/api/limit_ladder?date="+d.Format(time.DateOnly), &a)
+			if status == http.StatusNotFound {
+				return d.Format(time.DateOnly)
+			}
+			if status == http.StatusOK {
+				break // a trading day with data: further back
+			}
 		}
 	}
-	fail("no day without data found around %s", d.Format(time.DateOnly))
+	fail("no day without data found up to 30 years before %s", from)
 	return ""
 }
 

@@ -15,7 +15,7 @@ import (
 	"mdqs/internal/secmaster"
 )
 
-// A whole market day's pools and ladder (the demo's 5,300 stocks, 60 days
+// A whole market day's pools and ladder (the demo's 5,300 stocks, 70 days
 // of daily bars and the day's 1-minute bars stored), against the baseline
 // of the same run: the day's bars/daily cross-section, which reads two
 // bars a code where the derivation reads four and then the candidates'
@@ -35,7 +35,7 @@ func BenchmarkDeriveDay(b *testing.B) {
 		b.Fatal(err)
 	}
 	day := cal.Prev(20261127)
-	if err := dm.EachDailyHistory(ctx, day, 60, func(c market.Code, bars []market.Bar) error {
+	if err := dm.EachDailyHistory(ctx, day, 70, func(c market.Code, bars []market.Bar) error {
 		_, err := store.IngestBars(ctx, []db.BarBatch{{Code: c, Freq: market.Daily, Source: "demo", Bars: bars}})
 		return err
 	}); err != nil {
@@ -69,6 +69,16 @@ func BenchmarkDeriveDay(b *testing.B) {
 		b.ReportMetric(float64(len(d.Pool("up"))), "up")
 		b.ReportMetric(float64(len(levels)), "levels")
 		b.ReportMetric(float64(d.Minutes), "with_minutes")
+	})
+	b.Run("strong_pool", func(b *testing.B) {
+		for b.Loop() {
+			d, err := svc.Strong(ctx, day)
+			if err != nil || len(d.Pool("strong")) == 0 {
+				b.Fatalf("%d, %v", len(d.Rows), err)
+			}
+		}
+		d, _ := svc.Strong(ctx, day)
+		b.ReportMetric(float64(len(d.Rows)), "rows")
 	})
 	cs := crosssection.New(store, sec, cal, clock)
 	b.Run("baseline=bars_daily_cross_section", func(b *testing.B) {

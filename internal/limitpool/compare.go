@@ -111,6 +111,16 @@ func (s *Service) Compare(ctx context.Context, day market.Day) (Comparison, erro
 		p, _ := pub.Pool(kind)
 		out.Kinds = append(out.Kinds, compareKind(kind, p, derived.Pool(kind)))
 	}
+	// The strong pool is EastMoney's selection by thresholds it does not
+	// state: membership measures how far mdqs's stated ones agree. Days
+	// imported before mdqs imported it hold none.
+	if p, ok := pub.Pool("strong"); ok {
+		strong, err := s.Strong(ctx, day)
+		if err != nil {
+			return out, err
+		}
+		out.Kinds = append(out.Kinds, compareKind("strong", p, strong.Pool("strong")))
+	}
 	return out, nil
 }
 
@@ -220,6 +230,8 @@ func compareKind(kind string, pub db.PublishedPool, derived []Row) KindCompariso
 		fields = []field{price, boards(func(r Row) int { return r.DownDays }), last, opened}
 	case "yesterday":
 		fields = []field{price, boards(func(r Row) int { return r.YesterdayBoards })}
+	case "strong":
+		fields = []field{price}
 	}
 	for _, f := range fields {
 		fc := FieldComparison{Field: f.name, Tolerance: f.tolerance, Worst: []FieldDiff{}}

@@ -17,8 +17,10 @@ type History interface {
 }
 
 // historyDays is how many trading days of a whole market a history read
-// keeps: the 20 of 涨停统计, the day before, and streaks up to 39 boards.
-const historyDays = 60
+// keeps: the strong pool's 60-day window and the bar before it for any
+// day up to historyDays-StrongBars-1 days before the last read, and the
+// 20 of 涨停统计 with streaks up to 39 boards.
+const historyDays = 90
 
 // ReadHistoryFrom makes the pools read daily bars from h instead of the
 // store: without it a demo store, which holds only the latest day's bars,
@@ -41,7 +43,7 @@ type historyCache struct {
 func (h *historyCache) upTo(ctx context.Context, cal *market.Calendar, day market.Day) (map[market.Code][]market.Bar, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.bars != nil && day <= h.through && cal.Count(day, h.through) <= historyDays/3 {
+	if h.bars != nil && day <= h.through && cal.Count(day, h.through) <= historyDays-StrongBars-1 {
 		return h.bars, nil
 	}
 	bars := map[market.Code][]market.Bar{}

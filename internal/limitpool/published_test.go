@@ -64,7 +64,7 @@ func TestImportFilesPoolsUnderTheirOwnDay(t *testing.T) {
 	}}
 	im, store := newImporter(t, day.At(16, 0, 0), f)
 	got, err := im.Import(ctx, day)
-	if err != nil || got.Day != day || len(got.Pools) != 4 {
+	if err != nil || got.Day != day || len(got.Pools) != len(upstream.PoolKinds) {
 		t.Fatalf("Import = %+v, %v", got, err)
 	}
 	held, err := store.PublishedPools(ctx, day)
@@ -121,7 +121,7 @@ func TestImportSourceDownKeepsTheDayHeld(t *testing.T) {
 	if market.KindOf(err) != market.KindUnavailable || !strings.Contains(err.Error(), "push2ex") {
 		t.Errorf("source down: %v, want unavailable naming push2ex", err)
 	}
-	if held, err := store.PublishedPools(ctx, day); err != nil || len(held.Pools) != 4 {
+	if held, err := store.PublishedPools(ctx, day); err != nil || len(held.Pools) != len(upstream.PoolKinds) {
 		t.Errorf("the day held before: %+v, %v", held, err)
 	}
 }

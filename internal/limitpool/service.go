@@ -76,6 +76,9 @@ type Row struct {
 	// UpSealFund and DownSealFund are the order at the limit at the close,
 	// yuan, as the day's published pool states it; nil where none does.
 	UpSealFund, DownSealFund *float64
+	// Strong is why the row is in the strong pool (Service.Strong); nil
+	// in the other pools' derivation.
+	Strong *StrongMark
 }
 
 // Day is a day's derivation.
@@ -106,16 +109,11 @@ type Day struct {
 // for today. A date that is not a trading day or is after today is
 // invalid; a day whose universe or bars are not held is not found.
 func (s *Service) Derive(ctx context.Context, day market.Day) (Day, error) {
-	now := s.clock.Now()
-	today := market.DayOf(now)
-	switch {
-	case day > today:
-		return Day{}, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
-	case !s.cal.IsTradingDay(day):
-		return Day{}, market.Errorf(market.KindInvalid, "date %v is not a trading day: the pools are of trading days (the one before is %v)", day, s.cal.Prev(day))
+	now, today, err := s.checkDay(day)
+	if err != nil {
+		return Day{}, err
 	}
 	var d Day
-	var err error
 	if day == today && s.quotes != nil {
 		d, err = s.deriveToday(ctx, day, now)
 	} else {
@@ -125,6 +123,20 @@ func (s *Service) Derive(ctx context.Context, day market.Day) (Day, error) {
 		return d, err
 	}
 	return d, s.attachSealFunds(ctx, &d)
+}
+
+// checkDay refuses a day after today or not a trading day; now and today
+// are the clock's.
+func (s *Service) checkDay(day market.Day) (time.Time, market.Day, error) {
+	now := s.clock.Now()
+	today := market.DayOf(now)
+	switch {
+	case day > today:
+		return now, today, market.Errorf(market.KindInvalid, "date %v is after today %v", day, today)
+	case !s.cal.IsTradingDay(day):
+		return now, today, market.Errorf(market.KindInvalid, "date %v is not a trading day: the pools are of trading days (the one before is %v)", day, s.cal.Prev(day))
+	}
+	return now, today, nil
 }
 
 // attachSealFunds gives the rows the order at the limit at the close
@@ -170,6 +182,18 @@ type member struct {
 }
 
 func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
+	// Four bars a code (the day, the day before and their previous
+	// closes, a suspension between them included): one primary-key read.
+	out, ms, err := s.pastMembers(ctx, day, 4)
+	if err != nil {
+		return Day{}, err
+	}
+	return s.finish(ctx, out, ms)
+}
+
+// pastMembers is day's universe with each stock's last n daily bars
+// through day.
+func (s *Service) pastMembers(ctx context.Context, day market.Day, n int) (Day, []member, error) {
 	secs, rec, err := s.sec.Universe(ctx, day, secmaster.Filter{Type: market.TypeStock})
 	recorded := err == nil
 	if market.KindOf(err) == market.KindNotFound {
@@ -179,24 +203,22 @@ func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
 		secs, err = s.storedStocks(ctx)
 	}
 	if err != nil {
-		return Day{}, err
+		return Day{}, nil, err
 	}
 	out := Day{Day: day, Prev: s.cal.Prev(day), Universe: len(secs), Source: "store", Final: true, Recorded: rec, UniverseSource: rec.Source,
 		UniverseRecorded: recorded}
-	// Four bars a code (the day, the day before and their previous
-	// closes, a suspension between them included): one primary-key read.
 	end := s.cal.Next(day).Start().Unix() - 1
 	ms := make([]member, len(secs))
 	withBar := 0
 	for i, sec := range secs {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return Day{}, err
+				return Day{}, nil, err
 			}
 		}
-		bars, err := s.lastBars(ctx, sec.Code, end, 4)
+		bars, err := s.lastBars(ctx, sec.Code, end, n)
 		if err != nil {
-			return Day{}, err
+			return Day{}, nil, err
 		}
 		if n := len(bars); n > 0 && bars[n-1].Day == day {
 			withBar++
@@ -207,16 +229,26 @@ func (s *Service) derivePast(ctx context.Context, day market.Day) (Day, error) {
 		out.Universe = withBar
 	}
 	if withBar == 0 {
-		return Day{}, market.Errorf(market.KindNotFound, "no daily bar of %v is stored: the end-of-day job stores them after the close of each day mdqs runs, "+
+		return Day{}, nil, market.Errorf(market.KindNotFound, "no daily bar of %v is stored: the end-of-day job stores them after the close of each day mdqs runs, "+
 			"the terminal's import and K-line requests store more", day)
+	}
+	return out, ms, nil
+}
+
+func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time) (Day, error) {
+	out, ms, err := s.todayMembers(ctx, day, now, 3)
+	if err != nil {
+		return Day{}, err
 	}
 	return s.finish(ctx, out, ms)
 }
 
-func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time) (Day, error) {
+// todayMembers is the quote list's stocks with today's bar from it and
+// their last n stored daily bars before today.
+func (s *Service) todayMembers(ctx context.Context, day market.Day, now time.Time, n int) (Day, []member, error) {
 	qs, err := s.quotes.Quotes(ctx)
 	if err != nil {
-		return Day{}, err
+		return Day{}, nil, err
 	}
 	out := Day{Day: day, Prev: s.cal.Prev(day), Source: s.source, Final: !now.Before(day.At(15, 0, 0)), UniverseSource: s.source,
 		UniverseRecorded: true}
@@ -228,16 +260,16 @@ func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time
 		}
 		if len(ms)%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return Day{}, err
+				return Day{}, nil, err
 			}
 		}
 		out.Universe++
 		if q.At.After(out.AsOf) {
 			out.AsOf = q.At
 		}
-		bars, err := s.lastBars(ctx, q.Code, prevEnd, 3)
+		bars, err := s.lastBars(ctx, q.Code, prevEnd, n)
 		if err != nil {
-			return Day{}, err
+			return Day{}, nil, err
 		}
 		st := secmaster.STOf(q.Name)
 		tb := DayBar{Day: day, Name: q.Name, PrevClose: q.PrevClose, Open: q.Open, High: q.High, Low: q.Low, Close: q.Price, Volume: q.Volume}
@@ -248,7 +280,7 @@ func (s *Service) deriveToday(ctx context.Context, day market.Day, now time.Time
 		}
 		ms = append(ms, m)
 	}
-	return s.finish(ctx, out, ms)
+	return out, ms, nil
 }
 
 func reverse(bars []market.Bar) {
@@ -505,7 +537,8 @@ func eventsByCode(acts []db.Action) map[market.Code][]adjust.Event {
 	return out
 }
 
-// Kinds are the pools served, in the order documented.
+// Kinds are the pools Derive makes, in the order documented; the strong
+// pool is Strong's.
 var Kinds = []string{"up", "down", "broken", "yesterday"}
 
 // Pool is the rows of one pool of d, in code order: up (closed at the
@@ -525,6 +558,8 @@ func (d Day) Pool(kind string) []Row {
 			in = r.BrokenUp
 		case "yesterday":
 			in = r.YesterdayBoards > 0
+		case "strong":
+			in = r.Strong != nil
 		}
 		if in {
 			out = append(out, r)

@@ -33,10 +33,11 @@ const (
 	PoolBroken    PoolKind = "broken"    // getTopicZBPool, 炸板股池
 	PoolDown      PoolKind = "down"      // getTopicDTPool, 跌停股池
 	PoolYesterday PoolKind = "yesterday" // getYesterdayZTPool, 昨日涨停
+	PoolStrong    PoolKind = "strong"    // getTopicQSPool, 强势股池
 )
 
 // PoolKinds are the published pools mdqs imports, in that order.
-var PoolKinds = []PoolKind{PoolUp, PoolBroken, PoolDown, PoolYesterday}
+var PoolKinds = []PoolKind{PoolUp, PoolBroken, PoolDown, PoolYesterday, PoolStrong}
 
 // endpoint is kind's path and the sort akshare asks (eastmoney-part2.md a.1).
 func (k PoolKind) endpoint() (path, sort string, ok bool) {
@@ -49,6 +50,8 @@ func (k PoolKind) endpoint() (path, sort string, ok bool) {
 		return "/getTopicDTPool", "fund:asc", true
 	case PoolYesterday:
 		return "/getYesterdayZTPool", "zs:desc", true
+	case PoolStrong:
+		return "/getTopicQSPool", "zdp:desc", true
 	}
 	return "", "", false
 }
@@ -307,6 +310,11 @@ func poolRow(r row, kind PoolKind) PoolRow {
 		out.LimitPrice = r.optNum("ztp") / 1000
 		out.Boards = r.optCount("ylbc")
 		out.FirstSeal = clockOf(r, "yfbt", false)
+		out.CountDays, out.CountUp = countOf(r)
+	case PoolStrong:
+		// 是否新高 and 入选理由 come under keys no recorded reply names
+		// (eastmoney-part2.md a.3): not read.
+		out.LimitPrice = r.optNum("ztp") / 1000
 		out.CountDays, out.CountUp = countOf(r)
 	}
 	return out

@@ -144,6 +144,21 @@ func TestPush2ExOtherPoolsConstructed(t *testing.T) {
 	if q := rec.req(0).URL; q.Path != "/getYesterdayZTPool" || q.Query().Get("sort") != "zs:desc" {
 		t.Errorf("yesterday request %s", q)
 	}
+
+	// The strong pool's 是否新高 and 入选理由 keys are not known: the
+	// fixture names them nh and cc, and they are not read.
+	c, rec = serveFixture(t, "made_push2ex_getTopicQSPool_2024-09-23.json")
+	p, err = c.Pool(context.Background(), PoolStrong, 20240923)
+	if err != nil || p.Day != 20240923 || len(p.Rows) != 2 {
+		t.Fatalf("strong: %+v %v", p, err)
+	}
+	if r := p.Rows[1]; r.Code != market.MustCode("000004.SZ") || r.Price != 16.06 || r.LimitPrice != 17.67 || r.ChangePct != 4.2 ||
+		r.CountDays != 4 || r.CountUp != 2 || r.Boards != -1 || r.FirstSeal != -1 {
+		t.Errorf("strong row 1 %+v", r)
+	}
+	if q := rec.req(0).URL; q.Path != "/getTopicQSPool" || q.Query().Get("sort") != "zdp:desc" {
+		t.Errorf("strong request %s", q)
+	}
 }
 
 // No pool: data:null, data.pool:null (a date too far back, akshare PR
@@ -228,7 +243,7 @@ func TestSecondsOfHHMMSS(t *testing.T) {
 func FuzzPush2ExPool(f *testing.F) {
 	for _, name := range []string{"push2ex_getTopicZTPool_2024-09-23_pagesize20.json", "push2ex_getTopicZTPool_2024-09-23_pagesize20.jsonp.txt",
 		"made_push2ex_getTopicZBPool_2024-09-23.json", "made_push2ex_getTopicDTPool_2024-09-23.json", "made_push2ex_getYesterdayZTPool_2024-09-23.json",
-		"made_push2ex_data_null.json", "made_push2ex_pool_null_2024-01-05.json", "made_push2ex_rc102.json"} {
+		"made_push2ex_getTopicQSPool_2024-09-23.json", "made_push2ex_data_null.json", "made_push2ex_pool_null_2024-01-05.json", "made_push2ex_rc102.json"} {
 		f.Add(fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

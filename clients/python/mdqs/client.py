@@ -975,10 +975,13 @@ class Client:
         """A day's limit pool (``docs/limit-pools.md``), derived by mdqs for
         every stock of the day's universe: ``kind`` is ``up`` (sealed at the
         limit-up at the close), ``broken`` (炸板: touched, not sealed),
-        ``down`` or ``yesterday`` (sealed the day before). Rows carry
+        ``down``, ``yesterday`` (sealed the day before) or ``strong``
+        (强势股池: a 60-day high or two limit-ups within the 涨停统计 window,
+        with ``new_high``, ``prev_high_60`` and ``reason`` 1/2/3). Rows carry
         ``code``, ``name``, ``close``, ``limit_price``, ``first_seal``,
         ``last_seal``, ``opened_times`` (None where the day's minutes are
-        not held), ``boards`` (连板) and ``count_up``/``count_days``
+        not held), ``seal_fund`` (封单资金, where the published pool gives
+        it), ``boards`` (连板) and ``count_up``/``count_days``
         (涨停统计). ``date`` defaults to the latest day; today's pool is
         provisional until the close (``final``). ``data`` (a frame of
         ``items`` with ``as_frame``, the rest in ``attrs``)."""

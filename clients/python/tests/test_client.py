@@ -324,6 +324,10 @@ class TestFunctions(ServerTest):
         for it in broken["items"]:
             self.assertGreaterEqual(it["high"], it["limit_price"])
             self.assertLess(it["close"], it["limit_price"])
+        strong = self.client.limit_pool("strong", date=ladder["date"])
+        for it in strong["items"]:
+            self.assertIn(it["reason"], (1, 2, 3))
+            self.assertEqual(it["new_high"], it["reason"] in (1, 3))
         with self.assertRaises(MdqsError) as cm:
             self.client.limit_pool("sideways")
         self.assertEqual(cm.exception.status, 400)
