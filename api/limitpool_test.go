@@ -47,6 +47,18 @@ func seedLimitDemo(t *testing.T, h *harness, day market.Day, days int) {
 	}
 }
 
+// limitDemo is a harness with the demo market's universe recorded and
+// days of its daily bars stored through 2026-11-20, the clock on the next
+// session, and a market client's token.
+func limitDemo(t *testing.T, days int, opts ...harnessOpt) (*harness, string) {
+	t.Helper()
+	h := newHarness(t, opts...)
+	seedLimitDemo(t, h, 20261120, days)
+	h.clock.Set(t0)
+	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
+	return h, h.token("c", "secret-c")
+}
+
 func getLimit(t *testing.T, h *harness, tok, path string) limitAnswer {
 	t.Helper()
 	r := h.signed(http.MethodGet, path, tok, nil)
@@ -175,16 +187,9 @@ func checkBoards(t *testing.T, h *harness, code market.Code, day market.Day, boa
 // its pools are those of a store that recorded the day, but for stocks
 // whose name (risk warning) that day is not known to it.
 func TestLimitPoolsBeforeTheRecordComeFromTheStoredBars(t *testing.T) {
-	full := newHarness(t, withSecurityHistory(60))
-	bare := newHarness(t) // records the last day only
+	full, ftok := limitDemo(t, 80, withSecurityHistory(60))
+	bare, btok := limitDemo(t, 80) // records the last day only
 	last := market.Day(20261120)
-	seedLimitDemo(t, full, last, 80)
-	seedLimitDemo(t, bare, last, 80)
-	for _, h := range []*harness{full, bare} {
-		h.clock.Set(t0)
-		h.addClient("c", "secret-c", clientOpts{scopes: "market"})
-	}
-	ftok, btok := full.token("c", "secret-c"), bare.token("c", "secret-c")
 	cal := market.DefaultCalendar()
 	current := bare.demo.NamesOn(last)
 	compared := 0
@@ -249,13 +254,9 @@ func TestLimitPoolsBeforeTheRecordComeFromTheStoredBars(t *testing.T) {
 // sealed at that limit carries it; a row the source does not list, or
 // one not sealed at the close, has none.
 func TestLimitPoolRowsCarryThePublishedSealFund(t *testing.T) {
-	h := newHarness(t, withSecurityHistory(60))
+	h, tok := limitDemo(t, 40, withSecurityHistory(60))
 	ctx := context.Background()
 	last := market.Day(20261120)
-	seedLimitDemo(t, h, last, 40)
-	h.clock.Set(t0)
-	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
-	tok := h.token("c", "secret-c")
 	var day market.Day
 	var d limitpool.Day
 	for day = last; ; day = h.api.Calendar.Prev(day) {
@@ -335,13 +336,9 @@ func TestLimitPoolRowsCarryThePublishedSealFund(t *testing.T) {
 // is for that reason; every stock with two limit-up closes in the 涨停统计
 // window (the up pool's count_up) is in it with reason 2 or 3.
 func TestStrongPoolOnTheDemo(t *testing.T) {
-	h := newHarness(t, withSecurityHistory(5))
+	h, tok := limitDemo(t, 100, withSecurityHistory(5))
 	ctx := context.Background()
 	last := market.Day(20261120)
-	seedLimitDemo(t, h, last, 100)
-	h.clock.Set(t0)
-	h.addClient("c", "secret-c", clientOpts{scopes: "market"})
-	tok := h.token("c", "secret-c")
 	a := getLimit(t, h, tok, "/v1/api/limit_pool?date="+last.String()+"&kind=strong")
 	if a.Kind != "strong" || len(a.Items) == 0 || a.Total != len(a.Items) {
 		t.Fatalf("strong pool: kind %q, %d items, total %d", a.Kind, len(a.Items), a.Total)
