@@ -2,9 +2,7 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -12,21 +10,13 @@ import (
 	"mdqs/internal/market"
 )
 
-// SourceDataCenter names EastMoney's data centre (datacenter-web) in errors
-// and Status.
-const SourceDataCenter = "datacenter"
-
 const (
-	dataCenterPath = "/api/data/v1/get"
 	// reportYJBB is the 业绩报表 (results table) of data.eastmoney.com
 	// bbsj/yjbb: one row per stock and report period with the main
 	// indicators, the table akshare's stock_yjbb_em reads.
 	reportYJBB = "RPT_LICO_FN_CPD"
 	// A-share stocks only: the table also lists other security types.
 	aShareType = "058001001"
-	// dataCenterEmpty is the code of "返回数据为空": a query that matched no
-	// rows, an answer rather than a failure.
-	dataCenterEmpty = 9201
 )
 
 // FinanceConfig configures the data-centre client.
@@ -155,59 +145,12 @@ func (c *Finance) Reports(ctx context.Context, q FinanceQuery, page int) (rows [
 	return rows, pages, nil
 }
 
-// decodeFinance reads {"version","result":{"pages","data":[…],"count"},
-// "success","message","code"}.
+// decodeFinance reads the data centre's envelope (dataCenterRows) of the
+// report RPT_LICO_FN_CPD.
 func decodeFinance(body []byte, chk *check) ([]FinanceReport, int, error) {
-	var env struct {
-		Result  json.RawMessage `json:"result"`
-		Success json.RawMessage `json:"success"`
-		Message json.RawMessage `json:"message"`
-		Code    json.RawMessage `json:"code"`
-	}
-	if err := decodeJSON(body, &env); err != nil {
-		return nil, 0, err
-	}
-	if len(env.Code) == 0 && len(env.Success) == 0 {
-		return nil, 0, schemaErr("code", "neither code nor success in the reply")
-	}
-	if len(env.Code) > 0 {
-		v, st := numOf(env.Code)
-		if st != ok || v != math.Trunc(v) || math.Abs(v) > 1e9 {
-			return nil, 0, schemaErr("code", "not a status code: %s", clip(string(env.Code), 20))
-		}
-		switch {
-		case v == dataCenterEmpty:
-			return []FinanceReport{}, 0, nil
-		case v != 0:
-			msg, _ := strOf(env.Message)
-			return nil, 0, &Error{Kind: KindRC, RC: int(v), Detail: clip(msg, 120)}
-		}
-	} else if string(env.Success) != "true" {
-		msg, _ := strOf(env.Message)
-		return nil, 0, &Error{Kind: KindRC, RC: -1, Detail: clip(msg, 120)}
-	}
-	if isNull(env.Result) {
-		return []FinanceReport{}, 0, nil
-	}
-	var res struct {
-		Pages json.RawMessage `json:"pages"`
-		Data  json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(env.Result, &res); err != nil {
-		return nil, 0, schemaErr("result", "not an object")
-	}
-	if res.Data == nil {
-		return nil, 0, schemaErr("result.data", "missing")
-	}
-	objs, err := objects(res.Data, "result.data")
+	objs, pages, err := dataCenterRows(body, chk)
 	if err != nil {
 		return nil, 0, err
-	}
-	pages := 1
-	if p, st := numOf(res.Pages); st == ok && p >= 0 && p == math.Trunc(p) && p < 1e6 {
-		pages = int(p)
-	} else {
-		chk.note("result.pages", "absent or not a count")
 	}
 	rows := make([]FinanceReport, 0, len(objs))
 	for i, m := range objs {
