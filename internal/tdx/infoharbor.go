@@ -20,74 +20,40 @@ type HarborBlock struct {
 	Members []market.Code
 }
 
-// harborBlock is the block being assembled, with the facts needed to check
-// it once its member lines end.
-type harborBlock struct {
-	b     HarborBlock
-	count int
-	off   int64
-	no    int
-	why   string
-}
-
 // HarborBlocks streams infoharbor_block.dat: a header line
 // "#GN_name,count,code,start,updated,," then member lines of "m#code,"
 // tokens (market digit, '#', six digits) until the next header. The file
 // carries the market of every member, so none is guessed. A block whose
 // header or members do not parse, or whose member count differs from the
-// header's, is yielded as one *FormatError at its header line; the next
-// block decodes normally.
+// header's, is yielded as one *FormatError at its header line
+// (hashBlocks); the next block decodes normally.
 func HarborBlocks(r io.Reader) iter.Seq2[HarborBlock, error] {
-	return func(yield func(HarborBlock, error) bool) {
-		g := newGBK()
-		var cur *harborBlock
-		stopped := false
-		flush := func() bool {
-			if cur == nil {
-				return true
-			}
-			c := cur
-			cur = nil
-			if c.why == "" && c.count != len(c.b.Members) {
-				c.why = fmt.Sprintf("header declares %d members, found %d", c.count, len(c.b.Members))
-			}
-			if c.why != "" {
-				return yield(HarborBlock{}, lineErr(c.off, c.no, "block %q: %s", c.b.Name, c.why))
-			}
-			return yield(c.b, nil)
-		}
-		err := eachLine(r, func(no int, off int64, line []byte) bool {
-			line = bytes.TrimSpace(line)
-			switch {
-			case len(line) == 0:
-				return true
-			case line[0] == '#':
-				if !flush() {
-					stopped = true
-					return false
-				}
-				cur = parseHarborHeader(g, line[1:], off, no)
-			case cur == nil:
-				stopped = !yield(HarborBlock{}, lineErr(off, no, "member line before the first #KIND_name header"))
-				return !stopped
-			case cur.why == "":
-				cur.why = parseHarborMembers(line, &cur.b.Members)
-			}
-			return true
-		})
-		if stopped {
-			return
-		}
-		if err != nil {
-			yield(HarborBlock{}, err)
-			return
-		}
-		flush()
+	g := newGBK()
+	count := 0
+	open := func(h []byte) (HarborBlock, string) {
+		c := parseHarborHeader(g, h)
+		count = c.count
+		return c.b, c.why
 	}
+	member := func(b *HarborBlock, _ int, line []byte) string { return parseHarborMembers(line, &b.Members) }
+	done := func(b *HarborBlock) string {
+		if count != len(b.Members) {
+			return fmt.Sprintf("header declares %d members, found %d", count, len(b.Members))
+		}
+		return ""
+	}
+	return hashBlocks(r, "#KIND_name", open, member, done, func(b *HarborBlock) string { return b.Name })
 }
 
-func parseHarborHeader(g gbkText, h []byte, off int64, no int) *harborBlock {
-	c := &harborBlock{off: off, no: no}
+// harborHeader is a header read, with the member count it declares.
+type harborHeader struct {
+	b     HarborBlock
+	count int
+	why   string
+}
+
+func parseHarborHeader(g gbkText, h []byte) *harborHeader {
+	c := &harborHeader{}
 	var buf [8][]byte
 	f := splitFields(h, ',', buf[:0])
 	kind, name, ok := bytes.Cut(f[0], []byte("_"))

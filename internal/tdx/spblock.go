@@ -21,83 +21,34 @@ type SPBlock struct {
 	Members []market.Code
 }
 
-// spBlock is the block being assembled.
-type spBlock struct {
-	b   SPBlock
-	off int64
-	no  int
-	why string
-}
-
 // SPBlocks streams spblock.dat: a line "#name", then one member a line as
 // seven characters, the market digit (0 SZ, 1 SH, 2 BJ) and the six-digit
-// code, until the next "#" line. LF and CRLF are both accepted and blank
-// lines skipped. A block with a line that is not a member is yielded
-// whole as one *FormatError at its header, never with that line left
-// out: a list short of a member would read as the member having left the
-// index. Members listed twice are kept once. Lines before the first
-// header are one *FormatError.
+// code, until the next "#" line (hashBlocks: a block with a line that is
+// not a member is one *FormatError, never yielded short of it). Members
+// listed twice are kept once.
 func SPBlocks(r io.Reader) iter.Seq2[SPBlock, error] {
-	return func(yield func(SPBlock, error) bool) {
-		g := newGBK()
-		var cur *spBlock
-		stopped := false
-		var seen map[market.Code]bool
-		flush := func() bool {
-			if cur == nil {
-				return true
-			}
-			c := cur
-			cur = nil
-			if c.why != "" {
-				return yield(SPBlock{}, lineErr(c.off, c.no, "block %q: %s", c.b.Name, c.why))
-			}
-			return yield(c.b, nil)
+	g := newGBK()
+	var seen map[market.Code]bool
+	open := func(h []byte) (SPBlock, string) {
+		seen = map[market.Code]bool{}
+		b := SPBlock{Name: g.string(bytes.TrimSpace(h))}
+		if b.Name == "" {
+			return b, "header has no block name"
 		}
-		orphan := false
-		err := eachLine(r, func(no int, off int64, line []byte) bool {
-			line = bytes.TrimSpace(line)
-			switch {
-			case len(line) == 0:
-				return true
-			case line[0] == '#':
-				if !flush() {
-					stopped = true
-					return false
-				}
-				cur = &spBlock{b: SPBlock{Name: g.string(bytes.TrimSpace(line[1:]))}, off: off, no: no}
-				if cur.b.Name == "" {
-					cur.why = "header has no block name"
-				}
-				seen = map[market.Code]bool{}
-			case cur == nil:
-				if !orphan { // one error for the lines before the first header
-					orphan = true
-					stopped = !yield(SPBlock{}, lineErr(off, no, "member line before the first #name header"))
-					return !stopped
-				}
-			case cur.why == "":
-				c, ok := spMember(line)
-				if !ok {
-					cur.why = fmt.Sprintf("line %d is %q, not a market digit and a six-digit code", no, clip(line))
-					return true
-				}
-				if !seen[c] {
-					seen[c] = true
-					cur.b.Members = append(cur.b.Members, c)
-				}
-			}
-			return true
-		})
-		if stopped {
-			return
-		}
-		if err != nil {
-			yield(SPBlock{}, err)
-			return
-		}
-		flush()
+		return b, ""
 	}
+	member := func(b *SPBlock, no int, line []byte) string {
+		c, ok := spMember(line)
+		if !ok {
+			return fmt.Sprintf("line %d is %q, not a market digit and a six-digit code", no, clip(line))
+		}
+		if !seen[c] {
+			seen[c] = true
+			b.Members = append(b.Members, c)
+		}
+		return ""
+	}
+	return hashBlocks(r, "#name", open, member, func(*SPBlock) string { return "" }, func(b *SPBlock) string { return b.Name })
 }
 
 // spMember decodes "1600000" (market digit + code).
