@@ -1,6 +1,7 @@
 package adjust
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -42,7 +43,12 @@ func writtenRat(v float64) *big.Rat {
 // ratMap is an affine map p ↦ a·p + b in rationals.
 type ratMap struct{ a, b *big.Rat }
 
-// exactSchedule is a Schedule's steps again in exact rationals, made the
+// intMap is an affine map p ↦ (a·p + b)/d in integers: rounding a price
+// through it needs no greatest common divisor, which rationals compute
+// at every step.
+type intMap struct{ a, b, d *big.Int }
+
+// exactSchedule is a Schedule's steps again in exact arithmetic, made the
 // first time a price needs them (a few per thousand do: those whose float
 // value lies within its error bound of a midpoint), and the same ever
 // after: a Schedule is never changed once made.
@@ -53,7 +59,7 @@ type exactSchedule struct {
 	steps  int // len(Schedule.Steps), which the maps line up with
 
 	once sync.Once
-	maps []ratMap // nil when they do not line up (never expected): the float map decides
+	maps []intMap // nil when they do not line up (never expected): the float map decides
 }
 
 // round is p mapped by step i (-1: the identity) and rounded to 0.01,
@@ -61,29 +67,51 @@ type exactSchedule struct {
 // maps did not line up with the steps (never expected, see build).
 func (x *exactSchedule) round(i int, p float64) (cents float64, ok bool) {
 	x.once.Do(x.build)
-	v := writtenRat(p)
+	num, pow := writtenInt(p) // p = num/pow as written
+	den := pow
 	if i >= 0 {
 		if x.maps == nil {
 			return 0, false
 		}
 		m := x.maps[i]
-		v.Mul(v, m.a).Add(v, m.b)
+		num.Mul(num, m.a).Add(num, new(big.Int).Mul(m.b, pow))
+		den = new(big.Int).Mul(m.d, pow)
 	}
-	return roundCents(v), true
+	return roundCents(num, den), true
 }
 
-// roundCents rounds v to 0.01, halves away from zero: ⌊|100v| + ½⌋ with
-// v's sign, then the float64 nearest those cents.
-func roundCents(v *big.Rat) float64 {
-	num := new(big.Int).Mul(v.Num(), big.NewInt(100))
-	neg := num.Sign() < 0
-	num.Abs(num).Lsh(num, 1).Add(num, v.Denom())
-	den := new(big.Int).Lsh(v.Denom(), 1)
-	cents := num.Quo(num, den)
-	if neg {
-		cents.Neg(cents)
+// writtenInt is the decimal p was written as (its shortest float64 form,
+// 9.49 and never 9.4900000000000002131628) as num/10^k.
+func writtenInt(p float64) (num, pow *big.Int) {
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], p, 'f', -1, 64)
+	k := 0
+	if dot := bytes.IndexByte(b, '.'); dot >= 0 {
+		k = len(b) - dot - 1
+		b = append(b[:dot], b[dot+1:]...)
 	}
-	f, _ := new(big.Rat).SetFrac(cents, big.NewInt(100)).Float64()
+	num, ok := new(big.Int).SetString(string(b), 10)
+	if !ok { // NaN or an infinity: a price is neither
+		num = new(big.Int)
+	}
+	return num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+}
+
+// roundCents rounds num/den (den > 0) to 0.01, halves away from zero:
+// ⌊(200·|num| + den) / 2·den⌋ cents with num's sign, then the float64
+// nearest those cents.
+func roundCents(num, den *big.Int) float64 {
+	neg := num.Sign() < 0
+	n := new(big.Int).Abs(num)
+	n.Mul(n, big.NewInt(200)).Add(n, den)
+	c := n.Quo(n, new(big.Int).Lsh(den, 1))
+	if neg {
+		c.Neg(c)
+	}
+	if c.IsInt64() {
+		return float64(c.Int64()) / 100
+	}
+	f, _ := new(big.Rat).SetFrac(c, big.NewInt(100)).Float64()
 	return f
 }
 
@@ -154,8 +182,14 @@ func (x *exactSchedule) build() {
 	if len(out) != x.steps {
 		return
 	}
-	x.maps = make([]ratMap, len(out))
+	x.maps = make([]intMap, len(out))
 	for i, s := range out {
-		x.maps[i] = s.f
+		// a/da·p + b/db = (a·db·p + b·da)/(da·db)
+		da, db := s.f.a.Denom(), s.f.b.Denom()
+		x.maps[i] = intMap{
+			a: new(big.Int).Mul(s.f.a.Num(), db),
+			b: new(big.Int).Mul(s.f.b.Num(), da),
+			d: new(big.Int).Mul(da, db),
+		}
 	}
 }
