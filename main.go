@@ -493,7 +493,8 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 			return err
 		}})
 
-	actions := corpaction.New(store, cal, clock, window)
+	// 前复权's default anchor is a code's latest bar, as the klines know it.
+	actions := corpaction.New(store, cal, clock, window).WithLatest(klines)
 	if adjusted, name := src.AdjustedBars(); adjusted != nil {
 		actions.WithUpstream(corpaction.NewUpstream(adjusted, name, klines)) // until a gbbq is imported
 	}

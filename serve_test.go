@@ -621,6 +621,21 @@ func TestAdjustedPricesOfARealTerminalMatchThePublishedOnes(t *testing.T) {
 			t.Errorf("%s: method %v, actions from %v", path, data["adj_method"], data["actions_source"])
 		}
 	}
+	// Without an anchor, 前复权 is anchored at the terminal's last bar
+	// (2023-02-24), not at today's date, since the offline source cannot
+	// give later ones, and the answer says so; both modes name the listing
+	// day the gbbq's record gives (issue 32).
+	start := time.Now()
+	path := "/v1/api/kline/adjusted?code=000001.SZ&freq=D&start=2023-02-20&end=2023-02-24&mode=qfq"
+	status, body := s.get(t, c, path)
+	data, _ := body["data"].(map[string]any)
+	note, _ := data["anchor_note"].(string)
+	if status != 200 || data["anchor"] != "2023-02-24" || data["listing_day"] != "1991-04-03" || data["listing_day_source"] != "gbbq" ||
+		!strings.Contains(note, "2023-02-24") {
+		t.Errorf("%s: %d anchor %v, listing %v from %v, note %q; want the last bar's 2023-02-24, 1991-04-03 from gbbq, a note",
+			path, status, data["anchor"], data["listing_day"], data["listing_day_source"], note)
+	}
+	t.Logf("the default anchor of a stale terminal, offline: %v", time.Since(start).Round(time.Millisecond))
 }
 
 // readCSV reads a ground-truth file of internal/adjust/testdata as rows by column.

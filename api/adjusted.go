@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"mdqs/db"
+	"mdqs/internal/adjust"
 	"mdqs/internal/corpaction"
 	"mdqs/internal/indicator"
 	"mdqs/internal/kline"
@@ -50,15 +51,15 @@ func (s *Server) writeUpstreamAdjusted(w http.ResponseWriter, r *http.Request, k
 	if err != nil {
 		return err
 	}
+	note := ""
+	if k.mode == adjust.HFQ {
+		note = "EastMoney's 后复权 starts from a base level of its own, not from a listing day mdqs knows; " +
+			"set tdx.dir to the terminal's folder for the terminal's 后复权"
+	}
 	head := func(b []byte, _, _ market.Day) []byte {
 		b = append(b, `,"adj_method":`...)
 		b = market.AppendJSONString(b, ser.Method)
-		b = append(b, `,"anchor":`...)
-		if ser.Anchor == 0 {
-			b = append(b, "null"...)
-		} else {
-			b = market.AppendJSONString(b, ser.Anchor.String())
-		}
+		b = appendAnchor(b, ser.Anchor, 0, "", note)
 		b = append(b, `,"actions_source":`...)
 		b = market.AppendJSONString(b, ser.ActionsSource)
 		return append(b, `,"events":[]`...)

@@ -4,13 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"mdqs/db"
 	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
+
+// str is *p, "" for nil.
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
 
 // xdxr is one price event as gbbq stores it (float32 values).
 type xdxr struct {
@@ -47,34 +58,65 @@ func putTestActions(t testing.TB, h *harness) {
 // qfqByHand is the terminal's rule written out plainly, event by event,
 // independently of package adjust: a bar dated d gets every event with
 // d < ex-date <= asOf, oldest first, p -> (10p - cash + price*rights) /
-// (10 + bonus + rights), and only the result is rounded.
+// (10 + bonus + rights), and only the result is rounded, half away from
+// zero. It is worked in rationals from the decimals the values were
+// written as (1.58, not the float32 1.58000004): in floats 2026-11-10's
+// 1511.6 came to a hair below 1259.535 and rounded down (issue 32).
 func qfqByHand(p float64, d, asOf market.Day) float64 {
+	v := dec(p, 64)
 	for _, e := range testEvents {
 		if d < e.day && e.day <= asOf {
-			p = (10*p - float64(e.cash) + float64(e.rightsPrice)*float64(e.rightsPer10)) / (10 + float64(e.bonus) + float64(e.rightsPer10))
+			m := new(big.Rat).Add(big.NewRat(10, 1), dec32(e.bonus))
+			m.Add(m, dec32(e.rightsPer10))
+			v.Mul(v, big.NewRat(10, 1)).Sub(v, dec32(e.cash)).Add(v, new(big.Rat).Mul(dec32(e.rightsPrice), dec32(e.rightsPer10))).Quo(v, m)
 		}
 	}
-	return math.Round(p*100) / 100
+	return halfAway(v)
 }
 
-// hfqByHand inverts every event with listing < ex-date <= d.
+// hfqByHand inverts every event with listing < ex-date <= d, in
+// rationals as qfqByHand.
 func hfqByHand(p float64, d market.Day) float64 {
+	v := dec(p, 64)
 	for i := len(testEvents) - 1; i >= 0; i-- {
 		e := testEvents[i]
 		if e.day <= d {
-			p = (p*(10+float64(e.bonus)+float64(e.rightsPer10)) + float64(e.cash) - float64(e.rightsPrice)*float64(e.rightsPer10)) / 10
+			m := new(big.Rat).Add(big.NewRat(10, 1), dec32(e.bonus))
+			m.Add(m, dec32(e.rightsPer10))
+			v.Mul(v, m).Add(v, dec32(e.cash)).Sub(v, new(big.Rat).Mul(dec32(e.rightsPrice), dec32(e.rightsPer10))).Quo(v, big.NewRat(10, 1))
 		}
 	}
-	return math.Round(p*100) / 100
+	return halfAway(v)
+}
+
+// dec is the decimal v was written as, in bits-bit floats.
+func dec(v float64, bits int) *big.Rat {
+	r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, bits))
+	return r
+}
+
+func dec32(v float32) *big.Rat { return dec(float64(v), 32) }
+
+// halfAway rounds v to the cent, halves away from zero.
+func halfAway(v *big.Rat) float64 {
+	x := new(big.Rat).Mul(v, big.NewRat(200, 1)) // 2·100·v
+	n := new(big.Int).Quo(x.Num(), x.Denom())    // toward zero
+	n.Add(n, big.NewInt(int64(x.Sign())))        // ±1, then halve: ⌊(2|x|+1)/2⌋
+	n.Quo(n, big.NewInt(2))
+	f, _ := new(big.Rat).SetFrac(n, big.NewInt(100)).Float64()
+	return f
 }
 
 type adjustedAnswer struct {
 	klineAnswer
-	Adj           string `json:"adj"`
-	Method        string `json:"adj_method"`
-	Anchor        string `json:"anchor"`
-	ActionsSource string `json:"actions_source"`
-	Events        []struct {
+	Adj              string  `json:"adj"`
+	Method           string  `json:"adj_method"`
+	Anchor           string  `json:"anchor"`
+	ListingDay       *string `json:"listing_day"`
+	ListingDaySource *string `json:"listing_day_source"`
+	AnchorNote       *string `json:"anchor_note"`
+	ActionsSource    string  `json:"actions_source"`
+	Events           []struct {
 		Date string  `json:"date"`
 		Cash float64 `json:"cash_per_10"`
 	} `json:"events"`
@@ -180,10 +222,15 @@ func TestAdjustedPricesFollowTheTerminalsRule(t *testing.T) {
 		}
 	}
 
-	// hfq: anchored at the listing the actions give.
+	// hfq: anchored at the listing the actions give, which both modes name.
 	_, hq := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq")
 	if hq.Adj != "hfq" || hq.Anchor != "2001-08-27" {
 		t.Fatalf("hfq: adj %q anchor %q; want the listing day 2001-08-27", hq.Adj, hq.Anchor)
+	}
+	for _, a := range []adjustedAnswer{q, hq} {
+		if str(a.ListingDay) != "2001-08-27" || str(a.ListingDaySource) != "gbbq" || a.AnchorNote != nil {
+			t.Errorf("%s: listing_day %q from %q, anchor_note %q; want 2001-08-27 from gbbq, no note", a.Adj, str(a.ListingDay), str(a.ListingDaySource), str(a.AnchorNote))
+		}
 	}
 	for i, row := range hq.Rows {
 		d, _ := market.ParseDay(row["trade_date"].(string))
@@ -279,7 +326,9 @@ func TestCorporateActionsList(t *testing.T) {
 
 // Issue 28: where the gbbq has no listing record, 后复权 is anchored at
 // the listing day of the terminal's base.dbf, and the actions answer says
-// so; where it has one, the gbbq's record wins over base.dbf's day.
+// so; where it has one, the gbbq's record wins over base.dbf's day. Issue
+// 32: the adjusted answer names the listing day and its source too, each
+// source by its name, and says when none knows it.
 func TestListingDayFromBaseDBFWhenTheGBBQLacksIt(t *testing.T) {
 	h, tok := klineClient(t)
 	putTestActions(t, h)
@@ -309,21 +358,42 @@ func TestListingDayFromBaseDBFWhenTheGBBQLacksIt(t *testing.T) {
 		}
 		return *a.ListingDay, *a.ListingDaySource
 	}
+	rng := "code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20"
 	if d, src := listing(); d != "" || src != "" {
 		t.Fatalf("no listing record and no base.dbf: listing %q from %q, want none", d, src)
 	}
-	if err := h.store.ReplaceListingDays(ctx, "tdx", map[market.Code]market.Day{code: 20010827}); err != nil {
+	// No source knows it: every event applies, and the answer says so
+	// (issue 32), where it said nothing.
+	_, none := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq")
+	if none.Anchor != "" || none.ListingDay != nil || none.ListingDaySource != nil || !strings.Contains(str(none.AnchorNote), "every event") {
+		t.Errorf("hfq without a listing day: anchor %q, listing %q from %q, note %q; want nulls and a note saying every event applies",
+			none.Anchor, str(none.ListingDay), str(none.ListingDaySource), str(none.AnchorNote))
+	}
+	// The terminal's base.dbf, named as its import stores it (the answer
+	// named every stored day base.dbf's, whatever source stated it).
+	if err := h.store.ReplaceListingDays(ctx, tdx.BaseDBFSource, map[market.Code]market.Day{code: 20010827}); err != nil {
 		t.Fatal(err)
 	}
 	if d, src := listing(); d != "2001-08-27" || src != "base.dbf" {
 		t.Fatalf("with base.dbf: listing %q from %q, want 2001-08-27 from base.dbf", d, src)
 	}
-	rng := "code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20"
-	if _, hq := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq"); hq.Anchor != "2001-08-27" {
-		t.Errorf("hfq anchor %q, want base.dbf's 2001-08-27", hq.Anchor)
+	_, hq := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=hfq")
+	if hq.Anchor != "2001-08-27" || str(hq.ListingDay) != "2001-08-27" || str(hq.ListingDaySource) != "base.dbf" || hq.AnchorNote != nil {
+		t.Errorf("hfq anchor %q, listing %q from %q, note %q; want base.dbf's 2001-08-27 and no note",
+			hq.Anchor, str(hq.ListingDay), str(hq.ListingDaySource), str(hq.AnchorNote))
+	}
+	// An exchange's list of delisted companies states it last, by its name.
+	if err := h.store.ReplaceListingDays(ctx, tdx.BaseDBFSource, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.ReplaceDelistings(ctx, "sse", []db.Delisting{{Code: code, Name: "贵州茅台", Listed: 20010827}}, h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if d, src := listing(); d != "2001-08-27" || src != "sse" {
+		t.Errorf("from the exchange's list: listing %q from %q, want 2001-08-27 from sse", d, src)
 	}
 	putTestActions(t, h) // the gbbq's listing record again
-	if err := h.store.ReplaceListingDays(ctx, "tdx", map[market.Code]market.Day{code: 20010901}); err != nil {
+	if err := h.store.ReplaceListingDays(ctx, tdx.BaseDBFSource, map[market.Code]market.Day{code: 20010901}); err != nil {
 		t.Fatal(err)
 	}
 	if d, src := listing(); d != "2001-08-27" || src != "gbbq" {
@@ -350,5 +420,55 @@ func TestAdjustedJoinsTodaysFormingBars(t *testing.T) {
 		if want := hfqByHand(num(raw.Rows[i], "close"), d); num(row, "close") != want {
 			t.Errorf("hfq %s (provisional %v): %v, want %v", d, row["provisional"], num(row, "close"), want)
 		}
+	}
+}
+
+// 前复权 defaults to the code's latest stored bar, not today's date: on a
+// store whose bars stop before the last trading day, and a source that
+// cannot give later ones, an event after the last bar is not applied, so
+// that bar shows its raw close (issue 32: 600028.SH's last bar served at
+// 5.85 against a raw close of 5.95), and the answer says what it is
+// anchored at.
+func TestAdjustedQFQAnchorsAtTheLatestStoredBar(t *testing.T) {
+	h, tok := klineClient(t)
+	ctx := context.Background()
+	code := market.MustCode("605999.SH") // unknown to the harness's source: nothing later to fetch
+	var bars []market.Bar
+	for i, d := range []market.Day{20261026, 20261027, 20261028, 20261029, 20261030} {
+		c := 6.0 - 0.01*float64(i)
+		bars = append(bars, market.Bar{Day: d, TS: d.At(15, 0, 0).Unix(), Open: c, High: c + 0.05, Low: c - 0.05, Close: c, Volume: 1000, Amount: 1000 * c})
+	}
+	bars[4].Close = 5.95
+	if _, err := h.store.IngestBars(ctx, []db.BarBatch{{Code: code, Freq: market.Daily, Source: "tdx", Bars: bars,
+		Cover: &db.Span{First: 20261026, Last: 20261030}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.ReplaceActions(ctx, "tdx", []db.Action{
+		{Code: code, Day: 20261028, Category: 1, F: [4]float64{2, 0, 0, 0}, Source: "tdx"},
+		{Code: code, Day: 20261110, Category: 1, F: [4]float64{1, 0, 0, 0}, Source: "tdx"}, // after the last bar
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rng := "code=605999.SH&freq=D&start=2026-10-26&end=2026-10-30"
+	r, q := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=qfq")
+	if r.status != 200 || len(q.Rows) != 5 {
+		t.Fatalf("qfq: %d, %d rows: %s", r.status, len(q.Rows), r.raw)
+	}
+	if q.Anchor != "2026-10-30" || len(q.Events) != 1 || q.Events[0].Date != "2026-10-28" {
+		t.Errorf("anchor %q, events %+v; want the last bar's 2026-10-30 and only the event up to it", q.Anchor, q.Events)
+	}
+	if got := num(q.Rows[4], "close"); got != 5.95 {
+		t.Errorf("the last bar's qfq close %v, want its raw close 5.95", got)
+	}
+	if got, want := num(q.Rows[0], "close"), 6.0-0.2; got != want {
+		t.Errorf("the first bar's qfq close %v, want %v (the 2026-10-28 event only)", got, want)
+	}
+	if note := str(q.AnchorNote); !strings.Contains(note, "2026-10-30") || !strings.Contains(note, "not applied") {
+		t.Errorf("anchor_note %q: want it to say the anchor is the latest bar held", note)
+	}
+	// adj_factor and adj_offset carry the same map: the last bar's is 1·p + 0.
+	_, f := h.kline(t, tok, "/v1/api/kline?"+rng+"&fields=close,adj_factor,adj_offset")
+	if n := len(f.Rows); n != 5 || num(f.Rows[4], "adj_factor") != 1 || num(f.Rows[4], "adj_offset") != 0 {
+		t.Errorf("adj_factor/adj_offset of the last bar: %v", f.Rows)
 	}
 }

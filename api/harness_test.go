@@ -135,7 +135,7 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	push2.SetSectors(market.Concept, t0, upstreamtest.Sectors("概念", 30))
 	var dm *demo.Market
 	deps.Klines, deps.Pager, dm = newKlines(t, store, cal, clock, log)
-	deps.Actions = corpaction.New(store, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60})
+	deps.Actions = corpaction.New(store, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}).WithLatest(deps.Klines)
 	if hc.push2his != "" {
 		cfg := upstream.DefaultConfig().Push2His
 		cfg.BaseURL, cfg.Retries, cfg.Rate, cfg.Burst = hc.push2his, -1, 1000, 1000

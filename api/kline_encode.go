@@ -48,17 +48,13 @@ func wantsAdjFields(fields []string) bool {
 }
 
 // appendAdjustment writes what an adjusted answer says of its prices: the
-// method, the anchor, where the events came from and the events that
-// moved its bars.
+// method, the anchor, the code's listing day and its source, a note on the
+// anchor, where the events came from and the events that moved its bars.
 func appendAdjustment(b []byte, a *corpaction.Adjustment, events []adjust.Event) []byte {
 	b = append(b, `,"adj_method":"`...)
 	b = append(b, corpaction.Method...)
-	b = append(b, `","anchor":`...)
-	if a.Anchor == 0 {
-		b = append(b, "null"...)
-	} else {
-		b = market.AppendJSONString(b, a.Anchor.String())
-	}
+	b = append(b, '"')
+	b = appendAnchor(b, a.Anchor, a.Listing, a.ListingSource, a.Note)
 	b = append(b, `,"actions_source":`...)
 	b = market.AppendJSONString(b, a.Source)
 	b = append(b, `,"events":[`...)
@@ -79,6 +75,27 @@ func appendAdjustment(b []byte, a *corpaction.Adjustment, events []adjust.Event)
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// appendAnchor writes an adjusted answer's anchor, listing_day,
+// listing_day_source and anchor_note, each null when unknown or empty.
+func appendAnchor(b []byte, anchor, listing market.Day, listingSource, note string) []byte {
+	day := func(b []byte, d market.Day) []byte {
+		if d == 0 {
+			return append(b, "null"...)
+		}
+		return market.AppendJSONString(b, d.String())
+	}
+	str := func(b []byte, s string) []byte {
+		if s == "" {
+			return append(b, "null"...)
+		}
+		return market.AppendJSONString(b, s)
+	}
+	b = day(append(b, `,"anchor":`...), anchor)
+	b = day(append(b, `,"listing_day":`...), listing)
+	b = str(append(b, `,"listing_day_source":`...), listingSource)
+	return str(append(b, `,"anchor_note":`...), note)
 }
 
 // Field codes: appendRows resolves each field name once per answer, not

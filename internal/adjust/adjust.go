@@ -46,7 +46,9 @@ func ParseMode(s string) (Mode, error) {
 
 // Event is one ex-rights/ex-dividend event (除权除息; gbbq category 1), with
 // the values as the terminal stores them: per 10 shares, except the rights
-// price. Pass float32 values widened exactly, never rounded to the cent.
+// price. Pass float32 values widened exactly, or the decimals they were
+// written as, never rounded to the cent: either way each value counts as
+// the decimal it was written as (Written), 1.58 and not 1.58000004.
 type Event struct {
 	Day         market.Day // ex-date; need not be a trading day
 	CashPer10   float64    // 分红: cash dividend, yuan per 10 shares
@@ -63,8 +65,16 @@ func (e Event) Ex() Affine {
 	return Affine{A: 1 / m, B: -c / m}
 }
 
-// mc returns the event's divisor m and per-share cash c.
+// mc returns the event's divisor m and per-share cash c, from the values
+// as written.
 func (e Event) mc() (m, c float64) {
+	cash, price, bonus, rights := Written(e.CashPer10), Written(e.RightsPrice), Written(e.BonusPer10), Written(e.RightsPer10)
+	return (10 + bonus + rights) / 10, (cash - price*rights) / 10
+}
+
+// storedMC is mc from the values as stored, float32 noise and all: what
+// the ratio method's providers were reproduced with (ratio.go).
+func (e Event) storedMC() (m, c float64) {
 	return (10 + e.BonusPer10 + e.RightsPer10) / 10, (e.CashPer10 - e.RightsPrice*e.RightsPer10) / 10
 }
 
@@ -74,7 +84,7 @@ func (e Event) check() error {
 			return fmt.Errorf("adjust: event %s: value %v", e.Day, v)
 		}
 	}
-	if m, _ := e.mc(); !(m > 0) {
+	if m, _ := e.storedMC(); !(m > 0) {
 		return fmt.Errorf("adjust: event %s: bonus %v and rights %v per 10 leave no shares", e.Day, e.BonusPer10, e.RightsPer10)
 	}
 	return nil
@@ -95,6 +105,9 @@ func (f Affine) Price(p float64) float64 { return f.A*p + f.B }
 type Step struct {
 	From market.Day // the first step's From is 0: every day before the second step
 	Affine
+	// mag bounds the terms B was summed from (Σ|A·c|), which bound its
+	// float error: see Schedule.round.
+	mag float64
 }
 
 // Schedule is an adjustment as a step function of the day: a bar dated d
@@ -104,6 +117,10 @@ type Schedule struct {
 	Mode   Mode
 	Anchor market.Day // QFQ: the as-of day; HFQ: the listing day; None: 0
 	Steps  []Step     // ascending From, never empty
+	// exact gives each step's map in exact rationals, for the prices the
+	// float map leaves within a hair of a rounding midpoint; nil (Ratio, a
+	// schedule made by hand): the float map decides.
+	exact *exactSchedule
 }
 
 // At is the map for a bar (daily or minute) dated d.
@@ -115,13 +132,66 @@ func (s Schedule) At(d market.Day) Affine {
 	return s.Steps[i-1].Affine
 }
 
-// Round is the terminal's final rounding: to 0.01, halves away from zero,
-// on the float64 value (math.Round(x·100)/100). Only output prices are
-// rounded, never events or coefficients.
+// Round rounds a float64 to 0.01, halves away from zero
+// (math.Round(x·100)/100). It is exact only where x is: a price computed
+// in floats that should sit on a midpoint may sit a hair below it and go
+// toward zero, so adjusted prices are rounded by Schedule.Price and Apply,
+// which settle those in exact arithmetic.
 func Round(x float64) float64 { return math.Round(x*100) / 100 }
 
+// Price is p's adjusted price on day d rounded to 0.01, halves away from
+// zero, as exact arithmetic on the decimals written (the events' values
+// and p) rounds it: the float map decides unless its value lies within its
+// error bound of a midpoint, and then rationals do.
+func (s Schedule) Price(d market.Day, p float64) float64 {
+	r := s.rounder(sort.Search(len(s.Steps), func(i int) bool { return s.Steps[i].From > d }) - 1)
+	return r.round(p)
+}
+
+// rounder maps and rounds prices by one step of a schedule.
+type rounder struct {
+	f     Affine
+	scale float64 // |B| + mag: with |A·p|, what the float error is relative to
+	i     int     // the step; -1: before the first, the identity
+	exact *exactSchedule
+}
+
+func (s *Schedule) rounder(i int) rounder {
+	r := rounder{f: Identity, i: i, exact: s.exact}
+	if i >= 0 {
+		st := &s.Steps[i]
+		r.f, r.scale = st.Affine, math.Abs(st.B)+st.mag
+	}
+	return r
+}
+
+// round maps p and rounds it. The float value's error is below n·ε of the
+// terms it sums (n operations, ε = 2⁻⁵³): 1e-12 of them is over 40 times
+// that for 200 events, so outside that band around a midpoint the float's
+// rounding is the exact one.
+func (r *rounder) round(p float64) float64 {
+	ap := r.f.A * p
+	x := (ap + r.f.B) * 100
+	n := math.Round(x)
+	if r.exact != nil && math.Abs(math.Abs(x-n)-0.5) <= 1e-10*(math.Abs(ap)+r.scale) {
+		return r.slow(p, n)
+	}
+	return n / 100
+}
+
+// slow is round in rationals; n is the float's rounding, kept should the
+// exact maps be missing. Not inlined, so that round is.
+//
+//go:noinline
+func (r *rounder) slow(p, n float64) float64 {
+	if c, ok := r.exact.round(r.i, p); ok {
+		return c
+	}
+	return n / 100
+}
+
 // Apply returns a copy of bars with open, high, low and close mapped by the
-// step of each bar's day and rounded (Round). Volume, amount and the other
+// step of each bar's day and rounded (Price). Volume, amount and the other
 // fields are copied unchanged, as the terminal and EastMoney leave them.
 // Bars in ascending order cost one step lookup per ex-date; any order works.
 func (s Schedule) Apply(bars []market.Bar) []market.Bar {
@@ -135,19 +205,17 @@ func (s Schedule) Apply(bars []market.Bar) []market.Bar {
 func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 	dst = dst[:len(bars)]
 	steps := s.Steps
-	i, f := -1, Identity // steps[i] holds f; -1: before the first step
+	i := -1 // the step of the bar before; -1: before the first step
+	r := s.rounder(i)
 	for k, b := range bars {
 		if i >= 0 && b.Day < steps[i].From || i+1 < len(steps) && b.Day >= steps[i+1].From {
 			i = sort.Search(len(steps), func(j int) bool { return steps[j].From > b.Day }) - 1
-			f = Identity
-			if i >= 0 {
-				f = steps[i].Affine
-			}
+			r = s.rounder(i)
 		}
-		b.Open = Round(f.Price(b.Open))
-		b.High = Round(f.Price(b.High))
-		b.Low = Round(f.Price(b.Low))
-		b.Close = Round(f.Price(b.Close))
+		b.Open = r.round(b.Open)
+		b.High = r.round(b.High)
+		b.Low = r.round(b.Low)
+		b.Close = r.round(b.Close)
 		dst[k] = b
 	}
 }
@@ -187,7 +255,11 @@ func Factors(events []Event, mode Mode, anchor market.Day) (Schedule, error) {
 		m, c := e.mc()
 		maps[i] = exMap{e.Day, m, c}
 	}
-	return build(maps, mode, anchor)
+	s, err := build(maps, mode, anchor)
+	if err == nil {
+		s.exact = &exactSchedule{events: evs, mode: mode, anchor: anchor, steps: len(s.Steps)}
+	}
+	return s, err
 }
 
 func build(maps []exMap, mode Mode, anchor market.Day) (Schedule, error) {
@@ -210,13 +282,14 @@ func qfq(evs []exMap, asOf market.Day) Schedule {
 		n++
 	}
 	steps := make([]Step, n+1)
-	f := Identity
+	f, mag := Identity, 0.0
 	for i := n; i >= 0; i-- {
-		steps[i].Affine = f
+		steps[i].Affine, steps[i].mag = f, mag
 		if i > 0 {
 			steps[i].From = evs[i-1].day
 			f.A /= evs[i-1].m
 			f.B -= f.A * evs[i-1].c
+			mag += math.Abs(f.A * evs[i-1].c)
 		}
 	}
 	return Schedule{Mode: QFQ, Anchor: asOf, Steps: dedupe(steps)}
@@ -230,12 +303,13 @@ func hfq(evs []exMap, listing market.Day) Schedule {
 		i++
 	}
 	steps := make([]Step, 0, len(evs)-i+1)
-	f := Identity
+	f, mag := Identity, 0.0
 	steps = append(steps, Step{From: 0, Affine: f})
 	for ; i < len(evs); i++ {
 		f.B += f.A * evs[i].c
+		mag += math.Abs(f.A * evs[i].c)
 		f.A *= evs[i].m
-		steps = append(steps, Step{From: evs[i].day, Affine: f})
+		steps = append(steps, Step{From: evs[i].day, Affine: f, mag: mag})
 	}
 	return Schedule{Mode: HFQ, Anchor: listing, Steps: dedupe(steps)}
 }

@@ -41,10 +41,21 @@
 //
 // # Rounding (§4.4)
 //
-// A and B stay unrounded float64, the float32 event values are used as
-// stored (1.58 is 1.58000004; 2.20128 must not become 2.20), and only the
-// output price is rounded, to 0.01 half away from zero (Round). Volume and
-// amount are never adjusted.
+// Each event value counts as the decimal it was written as (Written): gbbq
+// stores float32, so 1.45 per 10 is 1.45000005 in the file, and taken as
+// stored it would put 9.49 − 0.145 = 9.345 a hair below its midpoint and
+// round it to 9.34. Only the output price is rounded, to 0.01, halves away
+// from zero, and the rounding is exact: A and B are float64 and decide
+// every price whose value lies outside a band of 1e-12 of its terms around
+// a midpoint; inside it (a few prices per thousand) the schedule's maps in
+// rationals decide (Schedule.Price, Apply). On the bundled .day files
+// (112,664 prices, both modes) 1,453 sit exactly on a midpoint; the float
+// map from stored values rounded 1,386 of them toward zero, and the float
+// map from written decimals would still round 184 so. One of the
+// terminal's recorded points is a midpoint: 000651's 2015-07-02 close,
+// 58.49, is 5.765 as of 2026-06-01, and the terminal shows 5.77, so it
+// rounds that tie up, away from zero, neither to even nor toward zero.
+// Volume and amount are never adjusted.
 //
 // # Per-bar factor
 //

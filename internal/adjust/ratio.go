@@ -17,7 +17,9 @@ import (
 // of prev (Event.Ex). QFQ multiplies a bar dated d by the r of every event
 // with d < ex-date ≤ anchor; HFQ divides it by the r of every event with
 // listing < ex-date ≤ d. B is always 0, so percentage changes survive and
-// prices never turn negative. An event with no bar before it has no
+// prices never turn negative; prices are rounded from the float map
+// (Round), the stored float32 values taken as they are, as the providers
+// were reproduced. An event with no bar before it has no
 // previous close and counts as r = 1, as it does for the providers. bars
 // must be in ascending day order and hold the series' unadjusted closes.
 func Ratio(events []Event, bars []market.Bar, mode Mode, anchor market.Day) (Schedule, error) {
@@ -37,8 +39,11 @@ func Ratio(events []Event, bars []market.Bar, mode Mode, anchor market.Day) (Sch
 			maps = append(maps, exMap{day: e.Day, m: 1})
 			continue
 		}
+		// The stored float32 values: Sina's factors were reproduced from
+		// them to 6e-11 (ratio_test.go), from the written decimals to 2e-9.
 		prev := bars[k-1].Close
-		ref := e.Ex().Price(prev)
+		m, c := e.storedMC()
+		ref := (prev - c) / m
 		if !(prev > 0 && ref > 0) {
 			return Schedule{}, fmt.Errorf("adjust: event %s: reference price %v from previous close %v is not positive", e.Day, ref, prev)
 		}

@@ -3,6 +3,7 @@ package adjust_test
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -159,6 +160,7 @@ func TestEastMoneyHFQ(t *testing.T) {
 // TestTerminalPoints: values read off the TDX desktop client.
 func TestTerminalPoints(t *testing.T) {
 	got := map[string]int{}
+	var ties []string
 	for _, r := range readCSV(t, "tdx_terminal_points.csv") {
 		code := codeOf(r)
 		name := code + "/" + r["date"] + "/" + r["field"]
@@ -182,8 +184,12 @@ func TestTerminalPoints(t *testing.T) {
 			events = withExtra(t, code, events, strings.Contains(used, "revision") || strings.Contains(used, "extra_events_after_gbbq.csv"))
 		}
 		d, asOf, raw := day(t, r["date"]), day(t, r["asof"]), num(t, r["raw"])
-		g := adjust.Round(factors(t, events, adjust.QFQ, asOf).At(d).Price(raw))
+		g := factors(t, events, adjust.QFQ, asOf).Price(d, raw)
 		tdxV, ours := num(t, r["tdx_qfq"]), num(t, r["affine_qfq_computed"])
+		// What the terminal does at a tie, where a point sits on one.
+		if v := exactBar(t, adjust.QFQ, events, asOf, d, raw); isTie(v) {
+			ties = append(ties, fmt.Sprintf("%s %s → %s", name, v.FloatString(3), r["tdx_qfq"]))
+		}
 		if g != ours {
 			t.Errorf("%s: qfq %v, want %v (README's affine)", name, g, ours)
 		}
@@ -206,7 +212,7 @@ func TestTerminalPoints(t *testing.T) {
 		if _, without, ok := strings.Cut(used, "without the revision: "); ok {
 			want := num(t, strings.TrimSuffix(without, ")"))
 			plain := withExtra(t, code, eventsOf(t, code), false)
-			gPlain := adjust.Round(factors(t, plain, adjust.QFQ, asOf).At(d).Price(raw))
+			gPlain := factors(t, plain, adjust.QFQ, asOf).Price(d, raw)
 			if gPlain != want {
 				t.Errorf("%s: without the revision %v, want %v", name, gPlain, want)
 			}
@@ -224,4 +230,16 @@ func TestTerminalPoints(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows per check %v, want %v", got, want)
 	}
+	// One point is an exact midpoint, and the terminal rounds it up, away
+	// from zero: not to even (5.76), not toward zero. No point is a
+	// negative tie, so up and away from zero are not told apart there.
+	if want := []string{"000651.SZ/2015-07-02/close 5.765 → 5.77"}; fmt.Sprint(ties) != fmt.Sprint(want) {
+		t.Errorf("terminal points on a midpoint: %q, want %q", ties, want)
+	}
+}
+
+// isTie says whether v lies exactly halfway between two cents.
+func isTie(v *big.Rat) bool {
+	_, tie := roundHalfAway(v)
+	return tie
 }

@@ -7,6 +7,7 @@ package corpaction
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"mdqs/db"
@@ -29,19 +30,42 @@ type Service struct {
 	clock    market.Clock
 	window   market.Window
 	upstream *Upstream // adjusted bars where no actions are imported; nil: none (see WithUpstream)
+	latest   Latest    // nil: the newest stored daily bar (see WithLatest)
 }
 
 func New(store *db.Store, cal *market.Calendar, clock market.Clock, window market.Window) *Service {
 	return &Service{store: store, cal: cal, clock: clock, window: window}
 }
 
+// Latest says the day of a code's latest daily bar (kline.Service), 0 when
+// none is known: 前复权's default anchor.
+type Latest interface {
+	LatestDay(ctx context.Context, code market.Code) (market.Day, error)
+}
+
+// WithLatest makes l say which bar is a code's latest; call it before
+// serving. Without it the newest stored daily bar is.
+func (s *Service) WithLatest(l Latest) *Service {
+	s.latest = l
+	return s
+}
+
 // Adjustment is what an adjusted answer needs: the schedule, its anchor,
-// the price events it applies, and where they came from.
+// the price events it applies, where they came from, the code's listing
+// day and what the answer should say of its anchor.
 type Adjustment struct {
 	Schedule adjust.Schedule
 	Anchor   market.Day     // qfq: the as-of day; hfq: the listing day (0: unknown, every event applies)
 	Events   []adjust.Event // the price events (category 1) the schedule applies, oldest first
 	Source   string         // the actions' source ("tdx", "demo"); "" for a code without any
+	// Listing is the code's listing day and ListingSource the source that
+	// states it (ListingDay); 0 and "" when none does.
+	Listing       market.Day
+	ListingSource string
+	// Note says, in words, what the answer's reader must know of its
+	// anchor: a 前复权 anchored before the last complete trading day (a
+	// stale store), a 后复权 without a known listing day; "" otherwise.
+	Note string
 }
 
 // Actions lists a code's actions between from and to (0: unbounded). A
@@ -74,12 +98,18 @@ func (s *Service) held(ctx context.Context, code market.Code) ([]db.Action, erro
 }
 
 // DefaultAnchor is the anchor a request without one gets: for qfq the
-// current trading day (the terminal anchors at the latest bar, so an
-// old range is shown as the terminal shows it today), for hfq the
-// listing day (see ListingDay; 0 when no source says).
+// day of the code's latest bar, as the terminal anchors (an old range is
+// shown as it is as of that bar, and events after it, which gbbq holds
+// before they take effect or which a stale store has no bars for, are not
+// applied), the current trading day when no bar is known; for hfq the
+// listing day (0 when no source states it).
 func (s *Service) DefaultAnchor(ctx context.Context, mode adjust.Mode, code market.Code, actions []db.Action) (market.Day, error) {
 	switch mode {
 	case adjust.QFQ:
+		d, err := s.latestDay(ctx, code)
+		if err != nil || d != 0 {
+			return d, err
+		}
 		return s.window.CurrentTradingDay(s.cal, s.clock.Now()), nil
 	case adjust.HFQ:
 		d, _, err := s.ListingDay(ctx, code, actions)
@@ -88,24 +118,36 @@ func (s *Service) DefaultAnchor(ctx context.Context, mode adjust.Mode, code mark
 	return 0, nil
 }
 
-// Where a listing day came from, as answers name it.
-const (
-	ListingFromGBBQ    = "gbbq"            // the gbbq's listing record (a share change from zero)
-	ListingFromBaseDBF = tdx.BaseDBFSource // the terminal's base.dbf, SSDATE
-)
+func (s *Service) latestDay(ctx context.Context, code market.Code) (market.Day, error) {
+	if s.latest != nil {
+		return s.latest.LatestDay(ctx, code)
+	}
+	bars, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: market.Daily, Newest: true, Limit: 1})
+	if err != nil || len(bars) == 0 {
+		return 0, err
+	}
+	return bars[0].Day, nil
+}
+
+// ListingFromGBBQ names the listing day of the gbbq's listing record, as
+// answers give it; the other sources are named as the store holds them
+// (tdx.BaseDBFSource, the demo market's, the exchanges' lists).
+const ListingFromGBBQ = "gbbq"
 
 // ListingDay is code's listing day and where it came from: the gbbq's
-// listing record (of the actions given, the code's), else the SSDATE of
-// the terminal's base.dbf as imported; 0 and "" when neither says (held-out installs: 1,700 of 2,844 codes had no
-// listing record in their gbbq).
+// listing record (of the actions given, the code's), else the day the
+// store holds from the other sources, the terminal's base.dbf (SSDATE)
+// first (db.Store.ListingDay), named as stored; 0 and "" when none says
+// (issue 32: 1,700 of 2,844 codes of a held-out install had no listing
+// day, and 12 had price events before their listing).
 func (s *Service) ListingDay(ctx context.Context, code market.Code, actions []db.Action) (market.Day, string, error) {
 	if d, ok := tdx.ListingDay(asGBBQ(actions), code); ok {
 		return d, ListingFromGBBQ, nil
 	}
-	d, _, err := s.store.ListingDay(ctx, code)
+	d, src, err := s.store.ListingDay(ctx, code)
 	switch {
 	case err == nil:
-		return d, ListingFromBaseDBF, nil
+		return d, src, nil
 	case market.KindOf(err) == market.KindNotFound:
 		return 0, "", nil
 	}
@@ -119,9 +161,19 @@ func (s *Service) Adjustment(ctx context.Context, code market.Code, mode adjust.
 	if err != nil {
 		return Adjustment{}, err
 	}
-	if anchor == 0 {
-		if anchor, err = s.DefaultAnchor(ctx, mode, code, all); err != nil {
-			return Adjustment{}, err
+	out := Adjustment{}
+	if out.Listing, out.ListingSource, err = s.ListingDay(ctx, code, all); err != nil {
+		return Adjustment{}, err
+	}
+	defaulted := anchor == 0
+	if defaulted {
+		switch mode {
+		case adjust.HFQ:
+			anchor = out.Listing
+		default:
+			if anchor, err = s.DefaultAnchor(ctx, mode, code, all); err != nil {
+				return Adjustment{}, err
+			}
 		}
 	}
 	events := PriceEvents(all)
@@ -129,11 +181,35 @@ func (s *Service) Adjustment(ctx context.Context, code market.Code, mode adjust.
 	if err != nil {
 		return Adjustment{}, market.Wrap(market.KindUnavailable, err, "the corporate actions of %s hold an event no adjustment can use (%v); re-import the terminal's gbbq", code, err)
 	}
-	out := Adjustment{Schedule: sched, Anchor: anchor, Events: applied(events, mode, anchor)}
+	out.Schedule, out.Anchor, out.Events = sched, anchor, applied(events, mode, anchor)
 	if len(all) > 0 {
 		out.Source = all[0].Source
 	}
+	if defaulted {
+		out.Note = s.note(code, mode, anchor, len(events) > 0)
+	}
 	return out, nil
+}
+
+// note is what a default anchor's answer says of it (Adjustment.Note).
+func (s *Service) note(code market.Code, mode adjust.Mode, anchor market.Day, events bool) string {
+	switch mode {
+	case adjust.QFQ:
+		now := s.clock.Now()
+		last := market.DayOf(now) // the last trading day whose close has passed
+		if !s.cal.IsTradingDay(last) || now.Before(s.window.End.On(last)) {
+			last = s.cal.Prev(last)
+		}
+		if anchor < last {
+			return fmt.Sprintf("前复权 as of %s, the latest bar held of %s (the last complete trading day is %s): events after it are not applied", anchor, code, last)
+		}
+	case adjust.HFQ:
+		if anchor == 0 && events {
+			return fmt.Sprintf("no source states the listing day of %s (the gbbq has no listing record, and neither the terminal's base.dbf nor a listing list names it): "+
+				"后复权 applies every event, any before the listing too, which raises the whole level; give anchor=YYYY-MM-DD, the listing day", code)
+		}
+	}
+	return ""
 }
 
 // Affecting are the events that move at least one bar dated first..last:

@@ -355,3 +355,51 @@ func (s *Service) Series(ctx context.Context, code market.Code, freq market.Freq
 	}
 	return out, nil
 }
+
+// LatestDay is the day of code's latest daily bar, the anchor of 前复权 as
+// the terminal draws it: during a session today, when the stored bars
+// reach the last complete day (today's bar is forming); else the newest
+// stored bar. Where the store's daily bars of code are this source's own
+// (filled on demand: a request for an old range stores that range only),
+// the days from that bar to the last complete day are asked of the source
+// first, waiting at most WarmupWait; bars another importer keeps, the
+// terminal's, stand as they are, as the terminal anchors at its own last
+// bar. An outage or an offline store leaves the newest stored bar, which
+// is what a stale store holds. 0 when no daily bar of code is known.
+func (s *Service) LatestDay(ctx context.Context, code market.Code) (market.Day, error) {
+	latest, err := s.newestStored(ctx, code)
+	if err != nil {
+		return 0, err
+	}
+	last := s.LastCompleteDay()
+	if latest < last {
+		_, by, covered, err := s.store.Coverage(ctx, code, market.Daily)
+		if err != nil {
+			return 0, err
+		}
+		if !covered || by == s.srcName {
+			from := last.AddDays(-30) // nothing stored: a month says which bar is the newest
+			if latest != 0 {
+				from = latest.AddDays(1)
+			}
+			if err := s.ensure(ctx, code, market.Daily, from, last, WarmupWait); err != nil {
+				s.log.Debug("bars after the newest stored one not fetched; anchoring at it", "code", code, "newest", latest, "err", err)
+			} else if latest, err = s.newestStored(ctx, code); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if live := s.liveDay(); live != 0 && latest >= last {
+		return live, nil
+	}
+	return latest, nil
+}
+
+// newestStored is the day of code's newest stored daily bar; 0: none.
+func (s *Service) newestStored(ctx context.Context, code market.Code) (market.Day, error) {
+	bars, err := s.store.Bars(ctx, db.BarQuery{Code: code, Freq: market.Daily, Newest: true, Limit: 1})
+	if err != nil || len(bars) == 0 {
+		return 0, err
+	}
+	return bars[0].Day, nil
+}

@@ -5,12 +5,14 @@ package tdx
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/binary"
 	"errors"
 	"io"
 	"iter"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -188,18 +190,36 @@ func (e GBBQEvent) Shares() (s ShareCounts, ok bool) {
 }
 
 // ListingDay is the day of code's listing record, when events (a gbbq's
-// records, any order) hold one: the first ShareChange whose float and total
-// before are both zero, as 300750's 2018-06-11 and 000001's 1991-04-03 are.
-// That rule is inferred from the data (adjust.md §3); many older stocks
-// (600519, 000651) have no such record, and then ok is false and the first
-// bar of a complete .day file is the listing day. Back-adjusted prices
-// (后复权) are anchored there.
+// records, any order) hold one: the day its tradable (float) shares first
+// go from none to some. Of the code's share-count records (Shares) up to
+// the first whose float before is not zero, that is the last with float
+// before zero and float after above zero. The rule is inferred from the
+// data (adjust.md §3; the 2020 terminal file, 4,689 codes): 300750's
+// 2018-06-11 and 000001's 1991-04-03 start from nothing (0, 0 → float,
+// total), but a listing with shares held before it keeps them as total
+// before (601318 2007-03-01: 0, 619505.3 → 57500, 734505.3; 626 codes of
+// that file); a record of shares issued but not yet tradable often comes
+// some days earlier (002115's issue 2007-01-24: 0, 0 → 0, 8000, listed
+// 2007-02-15), and one of shares tradable elsewhere (601336's H shares,
+// 2011-12-15; 688981's 2020-06-30) comes before the A-share listing; the
+// old exchanges' first listings are category 2 (600601's 1990-12-19). Many
+// older stocks (600519, 000651) have no such record: ok is false, and a
+// listing day must come from elsewhere (the terminal's base.dbf, a
+// listing source), never from the first bar of a .day file that may
+// start later. Back-adjusted prices (后复权) are anchored there.
 func ListingDay(events []GBBQEvent, code market.Code) (day market.Day, ok bool) {
+	var own []GBBQEvent
 	for _, e := range events {
-		if e.Code != code || e.Category != ShareChange || e.F[0] != 0 || e.F[1] != 0 {
-			continue
+		if _, shares := e.Shares(); shares && e.Code == code {
+			own = append(own, e)
 		}
-		if !ok || e.Day < day {
+	}
+	slices.SortStableFunc(own, func(a, b GBBQEvent) int { return cmp.Compare(a.Day, b.Day) })
+	for _, e := range own {
+		if e.F[0] != 0 {
+			break
+		}
+		if e.F[2] > 0 {
 			day, ok = e.Day, true
 		}
 	}

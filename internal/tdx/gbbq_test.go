@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,10 +216,47 @@ func TestGBBQAccessors(t *testing.T) {
 	}{
 		{"000001.SZ", 19910403, true}, {"603777.SH", 20161012, true}, {"000002.SZ", 19910129, true},
 		{"600519.SH", 0, false}, {"000651.SZ", 0, false},
+		// Shares held before the listing stay as total before.
+		{"002709.SZ", 20140123, true}, {"601088.SH", 20071009, true}, {"601318.SH", 20070301, true},
 	} {
 		if d, ok := ListingDay(events, market.MustCode(tt.code)); d != tt.want || ok != tt.ok {
 			t.Errorf("ListingDay(%s) = %s, %v; want %s, %v", tt.code, d, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// The listing records of the 2020 terminal file that a rule of "a share
+// change from nothing" misses or misdates (issue 32: 后复权 applied events
+// before the listing where the gbbq's record went unseen).
+func TestListingDayOfRealRecords(t *testing.T) {
+	events, err := ReadGBBQ(sample("gbbq", "gbbq_ginkgo_20201031_listings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		code string
+		want market.Day // 0: no listing record
+		why  string
+	}{
+		{"601336.SH", 20111216, "H shares on 2011-12-15 (0, 0 → 0, 311696), the A shares the next day"},
+		{"688981.SH", 20200716, "a first record of 2020-06-30, the STAR listing 2020-07-16"},
+		{"601866.SH", 20071212, "issued 2007-11-28 (float after 0), listed 2007-12-12"},
+		{"002181.SZ", 20071116, "a dividend of 2007-06-15 before it"},
+		{"300150.SZ", 20101222, "dividends of 2009 and 2010 before it"},
+		{"000921.SZ", 19990713, "a dividend of 1999-06-22 before it"},
+		{"600601.SH", 19901219, "the exchange's first day, a category-2 record"},
+		{"300477.SZ", 0, "its first share record has float before it (3053.8)"},
+		{"600513.SH", 0, "no share record from zero float"},
+	} {
+		d, ok := ListingDay(events, market.MustCode(tt.code))
+		if d != tt.want || ok != (tt.want != 0) {
+			t.Errorf("ListingDay(%s) = %s, %v; want %s (%s)", tt.code, d, ok, tt.want, tt.why)
+		}
+	}
+	// Any order of the records gives the same day.
+	slices.Reverse(events)
+	if d, _ := ListingDay(events, market.MustCode("601336.SH")); d != 20111216 {
+		t.Errorf("reversed records: ListingDay(601336.SH) = %s", d)
 	}
 }
 
