@@ -96,3 +96,30 @@ func TestETFsDeterministicAndPreOpen(t *testing.T) {
 		t.Errorf("pre-open %+v", e)
 	}
 }
+
+// A fund's previous close is computed from yesterday's closing level
+// (etfbars.go), and yesterday's close was held inside yesterday's limits:
+// the two agree only if no close was ever at its clamp. Over the whole
+// history of a market and two years past the anchor, they do.
+func TestFundClosesChainOverTheHistory(t *testing.T) {
+	cfg := smallConfig(3)
+	cfg.HistoryStart = 20230101
+	m, _ := newMarket(t, cfg, at(20281231, 16, 0, 0))
+	ctx := context.Background()
+	for f, def := range etfDefs() {
+		bars := klines(t, m, market.MustCode(def.code), market.Daily, 0, 0)
+		if want := m.onOrBefore(20281231) + 1; len(bars) != want {
+			t.Fatalf("%s: %d daily bars over %d days", def.code, len(bars), want)
+		}
+		for j := 1; j < len(bars); j++ {
+			i, _ := m.index(bars[j].Day)
+			fd, err := m.fundDayAt(ctx, f, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if yuan3(fd.prev) != bars[j-1].Close {
+				t.Fatalf("%s %v: previous close %v, the day before closed at %v", def.code, bars[j].Day, yuan3(fd.prev), bars[j-1].Close)
+			}
+		}
+	}
+}
