@@ -363,6 +363,9 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// The ETF list: push2's ETF boards, or the demo's funds.
 	etfSource, etfSourceName := src.ETFs()
 	etfs := etf.New(etfSource, clock, etf.Config{Soft: cfg.ETF.Refresh.Duration, Hard: cfg.ETF.MaxAge.Duration, Source: etfSourceName})
+	// The end of day stores each fund's daily bar from it too, which the
+	// minute archive checks the fund's minutes against.
+	eodCfg.More = []kline.QuoteSource{etfs}
 	// Each trading day's final quote list, recorded after the close: the
 	// universe and names of the day, which no source keeps.
 	// The ETFs the A-share list leaves out join the day's universe, and

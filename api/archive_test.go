@@ -9,6 +9,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/archive"
+	"mdqs/internal/kline"
 	"mdqs/internal/market"
 )
 
@@ -118,7 +119,8 @@ func TestQualityEndpoint(t *testing.T) {
 // live: the day recorded after the close lists them as funds (today's
 // record from the ETF list, the days before from the demo's history), and
 // the archive keeps their minutes for every due day, the latest one bit
-// for bit the demo's (opens included: trends2's latest day gives them).
+// for bit the demo's (opens included: trends2's latest day gives them)
+// and checked against the fund's daily bar the end of day stored.
 func TestArchiveKeepsTheETFs(t *testing.T) {
 	h, tok := afterTheClose(t)
 	ctx := context.Background()
@@ -139,6 +141,11 @@ func TestArchiveKeepsTheETFs(t *testing.T) {
 	if len(secs.Items) != len(etfs) {
 		t.Fatalf("the funds of 2026-11-23's universe: %s; the ETF list has %d", r.data, len(etfs))
 	}
+	// The end of day stores the funds' bars of the day, as main wires it:
+	// the archive checks their minutes against them.
+	if err := h.api.Klines.EndOfDay(ctx, h.demo, kline.EODConfig{More: []kline.QuoteSource{h.api.ETFs}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := h.api.Archive.Run(ctx, archive.Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +164,9 @@ func TestArchiveKeepsTheETFs(t *testing.T) {
 			}
 			if d != 20261123 {
 				continue
+			}
+			if a := kept[e.Code]; a.Reason != "" {
+				t.Fatalf("%v on %v: %q; checked against its daily bar, it passes", e.Code, d, a.Reason)
 			}
 			got, err := h.store.Bars(ctx, db.BarQuery{Code: e.Code, Freq: market.Min1, FromTS: d.Start().Unix(), ToTS: d.At(23, 0, 0).Unix()})
 			if err != nil {
