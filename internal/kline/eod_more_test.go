@@ -20,7 +20,9 @@ import (
 
 type failingList struct{}
 
-func (failingList) Quotes(context.Context) ([]market.Quote, error) { return nil, errors.New("the ETF list is down") }
+func (failingList) Quotes(context.Context) ([]market.Quote, error) {
+	return nil, errors.New("the ETF list is down")
+}
 
 // The end of day stores the day's bar of every security of the lists the
 // A-share quote list leaves out (the ETF list), so the minute archive
