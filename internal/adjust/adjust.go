@@ -104,6 +104,10 @@ type Schedule struct {
 	Mode   Mode
 	Anchor market.Day // QFQ: the as-of day; HFQ: the listing day; None: 0
 	Steps  []Step     // ascending From, never empty
+	// Decimals are the security's price decimals, which Apply rounds to:
+	// 0 means a stock's 2; a fund is quoted to 3 (0.001), and a cent
+	// would lose its last digit even where no event moves a price.
+	Decimals int
 }
 
 // At is the map for a bar (daily or minute) dated d.
@@ -120,9 +124,20 @@ func (s Schedule) At(d market.Day) Affine {
 // rounded, never events or coefficients.
 func Round(x float64) float64 { return math.Round(x*100) / 100 }
 
+// RoundTo is Round to decimals places (3 for a fund's 0.001), halves away
+// from zero on the float64 value.
+func RoundTo(x float64, decimals int) float64 {
+	if decimals == 2 {
+		return Round(x)
+	}
+	p := math.Pow10(decimals)
+	return math.Round(x*p) / p
+}
+
 // Apply returns a copy of bars with open, high, low and close mapped by the
-// step of each bar's day and rounded (Round). Volume, amount and the other
-// fields are copied unchanged, as the terminal and EastMoney leave them.
+// step of each bar's day and rounded to the schedule's decimals (RoundTo).
+// Volume, amount and the other fields are copied unchanged, as the
+// terminal and EastMoney leave them.
 // Bars in ascending order cost one step lookup per ex-date; any order works.
 func (s Schedule) Apply(bars []market.Bar) []market.Bar {
 	out := make([]market.Bar, len(bars))
@@ -136,6 +151,10 @@ func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 	dst = dst[:len(bars)]
 	steps := s.Steps
 	i, f := -1, Identity // steps[i] holds f; -1: before the first step
+	dec := s.Decimals
+	if dec <= 0 {
+		dec = 2
+	}
 	for k, b := range bars {
 		if i >= 0 && b.Day < steps[i].From || i+1 < len(steps) && b.Day >= steps[i+1].From {
 			i = sort.Search(len(steps), func(j int) bool { return steps[j].From > b.Day }) - 1
@@ -144,10 +163,10 @@ func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 				f = steps[i].Affine
 			}
 		}
-		b.Open = Round(f.Price(b.Open))
-		b.High = Round(f.Price(b.High))
-		b.Low = Round(f.Price(b.Low))
-		b.Close = Round(f.Price(b.Close))
+		b.Open = RoundTo(f.Price(b.Open), dec)
+		b.High = RoundTo(f.Price(b.High), dec)
+		b.Low = RoundTo(f.Price(b.Low), dec)
+		b.Close = RoundTo(f.Price(b.Close), dec)
 		dst[k] = b
 	}
 }
