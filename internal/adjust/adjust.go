@@ -127,9 +127,6 @@ func Round(x float64) float64 { return math.Round(x*100) / 100 }
 // RoundTo is Round to decimals places (3 for a fund's 0.001), halves away
 // from zero on the float64 value.
 func RoundTo(x float64, decimals int) float64 {
-	if decimals == 2 {
-		return Round(x)
-	}
 	p := math.Pow10(decimals)
 	return math.Round(x*p) / p
 }
@@ -151,9 +148,9 @@ func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 	dst = dst[:len(bars)]
 	steps := s.Steps
 	i, f := -1, Identity // steps[i] holds f; -1: before the first step
-	dec := s.Decimals
-	if dec <= 0 {
-		dec = 2
+	p := 100.0 // Round's cent; a fund's 0.001 is 1000 (RoundTo), once a call
+	if s.Decimals > 0 {
+		p = math.Pow10(s.Decimals)
 	}
 	for k, b := range bars {
 		if i >= 0 && b.Day < steps[i].From || i+1 < len(steps) && b.Day >= steps[i+1].From {
@@ -163,10 +160,10 @@ func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 				f = steps[i].Affine
 			}
 		}
-		b.Open = RoundTo(f.Price(b.Open), dec)
-		b.High = RoundTo(f.Price(b.High), dec)
-		b.Low = RoundTo(f.Price(b.Low), dec)
-		b.Close = RoundTo(f.Price(b.Close), dec)
+		b.Open = math.Round(f.Price(b.Open)*p) / p
+		b.High = math.Round(f.Price(b.High)*p) / p
+		b.Low = math.Round(f.Price(b.Low)*p) / p
+		b.Close = math.Round(f.Price(b.Close)*p) / p
 		dst[k] = b
 	}
 }
