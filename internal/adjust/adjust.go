@@ -148,7 +148,7 @@ func (s Schedule) ApplyTo(dst, bars []market.Bar) {
 	dst = dst[:len(bars)]
 	steps := s.Steps
 	i, f := -1, Identity // steps[i] holds f; -1: before the first step
-	p := 100.0 // Round's cent; a fund's 0.001 is 1000 (RoundTo), once a call
+	p := 100.0           // Round's cent; a fund's 0.001 is 1000 (RoundTo), once a call
 	if s.Decimals > 0 {
 		p = math.Pow10(s.Decimals)
 	}
