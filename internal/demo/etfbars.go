@@ -27,9 +27,10 @@ import (
 // chain back through history). Every price is kept inside the day's
 // limits from it, ±10 % (±20 % for a fund of ChiNext stocks): a fund
 // moves with its index, whose members are inside the same limits, so the
-// clamp holds only a premium's worth on a day the whole index moved by
-// its limit (TestFundBarsAreTheAggregateOfTheirMinutes checks the closes
-// chain).
+// clamp could bite only on a day the whole index moved by its limit, and
+// then the next day's previous close would not be that day's clamped
+// close (TestFundClosesChainOverTheHistory finds no such day in six years
+// of a market).
 
 // Minute volumes: the money fund's, and the least of a tracked fund's
 // minute (the first at least five lots, so the auction has one).
