@@ -363,17 +363,20 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// The ETF list: push2's ETF boards, or the demo's funds.
 	etfSource, etfSourceName := src.ETFs()
 	etfs := etf.New(etfSource, clock, etf.Config{Soft: cfg.ETF.Refresh.Duration, Hard: cfg.ETF.MaxAge.Duration, Source: etfSourceName})
+	// The end of day stores each fund's daily bar from it too, which the
+	// minute archive checks the fund's minutes against.
+	eodCfg.More = []kline.QuoteSource{etfs}
 	// Each trading day's final quote list, recorded after the close: the
 	// universe and names of the day, which no source keeps.
-	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
+	// The ETFs the A-share list leaves out join the day's universe, and
+	// so the minute archive, in demo mode as live (the demo's funds trade
+	// as its stocks do).
+	secCfg := secmaster.Config{RecordAfter: 15*60 + 5, More: []secmaster.Quotes{etfs}}
 	if src.Demo != nil {
 		// The demo market knows its past: its record starts with its
-		// history, as a live one's starts on the first day mdqs runs.
+		// history (the funds included), as a live one's starts on the
+		// first day mdqs runs.
 		secCfg.History, secCfg.BackfillDays = src.Demo, min(cfg.Demo.HistoryDays, securitiesBackfill)
-	} else {
-		// The ETFs the A-share list leaves out join the day's universe,
-		// and so the minute archive. (The demo's funds have no minutes.)
-		secCfg.More = []secmaster.Quotes{etfs}
 	}
 	securities := secmaster.New(store, quotes, cal, clock, secCfg)
 	minutes := newArchive(cfg, store, src, securities, cal, clock, log)

@@ -472,3 +472,39 @@ func TestAdjustedQFQAnchorsAtTheLatestStoredBar(t *testing.T) {
 		t.Errorf("adj_factor/adj_offset of the last bar: %v", f.Rows)
 	}
 }
+
+// A fund's adjusted prices keep its 0.001 tick: 510300.SH pays 0.05 a
+// share (0.5 per 10) ex 2026-11-10; qfq takes it off the bars before, to
+// the 0.001, and leaves the bars after unchanged, their last digit too.
+func TestAdjustedFundPricesKeepThreeDecimals(t *testing.T) {
+	h, tok := klineClient(t)
+	putTestActions(t, h)
+	fund := market.MustCode("510300.SH")
+	if _, err := h.store.ReplaceActions(context.Background(), "tdx-fund", []db.Action{
+		{Code: fund, Day: 20261110, Category: 1, Source: "tdx-fund", F: [4]float64{0.5, 0, 0, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	rng := "code=510300.SH&freq=D&start=2026-11-02&end=2026-11-20"
+	_, raw := h.kline(t, tok, "/v1/api/kline?"+rng)
+	r, q := h.adjusted(t, tok, "/v1/api/kline/adjusted?"+rng+"&mode=qfq")
+	if r.status != 200 || len(q.Rows) != len(raw.Rows) || len(raw.Rows) < 10 {
+		t.Fatalf("qfq: %d %s", r.status, r.raw)
+	}
+	thirdDigit := 0
+	for i, row := range q.Rows {
+		day, _ := market.ParseDay(row["trade_date"].(string))
+		want := num(raw.Rows[i], "close")
+		if day < 20261110 {
+			want = math.Round((want-0.05)*1000) / 1000
+		}
+		if got := num(row, "close"); got != want {
+			t.Errorf("%v: qfq close %v, want %v (raw %v)", day, got, want, num(raw.Rows[i], "close"))
+		}
+		if c := num(row, "close") * 100; math.Abs(c-math.Round(c)) > 1e-6 {
+			thirdDigit++
+		}
+	}
+	if thirdDigit == 0 {
+		t.Fatal("no qfq close with a third decimal: the fund's tick was rounded away")
+	}
+}

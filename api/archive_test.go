@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/db"
 	"mdqs/internal/archive"
+	"mdqs/internal/kline"
 	"mdqs/internal/market"
 )
 
@@ -121,4 +123,78 @@ func TestQualityEndpoint(t *testing.T) {
 		t.Errorf("quality before the record: %s", r.data)
 	}
 	h.signed(http.MethodGet, "/v1/api/quality?date=2026-13-01", tok, nil).expect(t, 400, "missing or invalid params")
+}
+
+// The demo's ETFs are in each day's universe, as the ETF list's funds are
+// live: the day recorded after the close lists them as funds (today's
+// record from the ETF list, the days before from the demo's history), and
+// the archive keeps their minutes for every due day, the latest one bit
+// for bit the demo's (opens included: trends2's latest day gives them)
+// and checked against the fund's daily bar the end of day stored.
+func TestArchiveKeepsTheETFs(t *testing.T) {
+	h, tok := afterTheClose(t)
+	ctx := context.Background()
+	r := h.signed(http.MethodGet, "/v1/api/securities?date=2026-11-23&type=fund", tok, nil)
+	r.expect(t, 200, "OK")
+	var secs struct {
+		Items []struct {
+			Code, Name, Type string
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(r.data, &secs); err != nil {
+		t.Fatal(err)
+	}
+	etfs, err := h.demo.ETFs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs.Items) != len(etfs) {
+		t.Fatalf("the funds of 2026-11-23's universe: %s; the ETF list has %d", r.data, len(etfs))
+	}
+	// The end of day stores the funds' bars of the day, as main wires it:
+	// the archive checks their minutes against them.
+	if err := h.api.Klines.EndOfDay(ctx, h.demo, kline.EODConfig{More: []kline.QuoteSource{h.api.ETFs}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.api.Archive.Run(ctx, archive.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range h.api.Archive.Due() {
+		recs, err := h.store.ArchiveDays(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := map[market.Code]db.ArchiveDay{}
+		for _, a := range recs {
+			kept[a.Code] = a
+		}
+		for _, e := range etfs {
+			if a, ok := kept[e.Code]; !ok || a.Status != db.ArchiveArchived || a.Bars != 240 || a.Source != "demo" {
+				t.Fatalf("%v on %v: archived %v %+v", e.Code, d, ok, a)
+			}
+			if d != 20261123 {
+				continue
+			}
+			if a := kept[e.Code]; a.Reason != "" {
+				t.Fatalf("%v on %v: %q; checked against its daily bar, it passes", e.Code, d, a.Reason)
+			}
+			got, err := h.store.Bars(ctx, db.BarQuery{Code: e.Code, Freq: market.Min1, FromTS: d.Start().Unix(), ToTS: d.At(23, 0, 0).Unix()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := h.demo.Klines(ctx, e.Code, market.Min1, d, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 240 || len(want) != 240 {
+				t.Fatalf("%v: %d bars kept, %d made", e.Code, len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				if g.TS != w.TS || g.Open != w.Open || g.High != w.High || g.Low != w.Low || g.Close != w.Close || g.Volume != w.Volume || g.Amount != w.Amount {
+					t.Fatalf("%v minute %d: kept %+v, the demo's %+v", e.Code, i, g, w)
+				}
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"mdqs/internal/etf"
 	"mdqs/internal/market"
@@ -105,5 +106,59 @@ func TestETFsOutage(t *testing.T) {
 	h.api.ETFs = nil
 	if r, _ := h.etfs(t, tok, ""); r.status != 503 || !strings.Contains(r.detail, "not configured") {
 		t.Errorf("%d %s", r.status, r.raw)
+	}
+}
+
+// The demo's ETFs are first-class instruments: /quotes answers each fund
+// (type fund, the demo's own limit prices in the 0.001 tick) with the ETF
+// list's price and volume of the same instant, and the K-lines' last
+// daily and 1-minute closes of the instant are that price too.
+func TestETFsAreQuotedAndHaveKlines(t *testing.T) {
+	h := newHarness(t)
+	h.addClient("m", "secret-m", clientOpts{scopes: "market,kline"})
+	for _, now := range []time.Time{t0, t0.Add(4*time.Hour + 31*time.Minute + 20*time.Second)} {
+		h.clock.Set(now)
+		tok := h.token("m", "secret-m")
+		r, a := h.etfs(t, tok, "")
+		if r.status != 200 || a.Count != 5 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		codes := make([]string, len(a.ETFs))
+		for i, e := range a.ETFs {
+			codes[i] = e.Code
+		}
+		r, qs := h.quotes(t, tok, strings.Join(codes, ","))
+		if r.status != 200 || len(qs) != len(a.ETFs) {
+			t.Fatalf("%v: quotes of %v: %d %s", now, codes, r.status, r.raw)
+		}
+		for i, e := range a.ETFs {
+			q := qs[i]
+			if q.Code != e.Code || q.Name != e.Name || q.Type != "fund" || q.Source != "demo" || q.Status != "trading" ||
+				q.Last == nil || *q.Last != *e.Last || *q.PrevClose != *e.PrevClose || *q.Volume != *e.Volume || q.AsOf != e.AsOf {
+				t.Errorf("%v: quote %+v; the ETF list says %+v", now, q, e)
+			}
+			pct := 0.1
+			if e.Code == "159915.SZ" {
+				pct = 0.2
+			}
+			if q.LimitUp == nil || q.LimitFrom == nil || *q.LimitFrom != "source" ||
+				math.Abs(*q.LimitUp-math.Floor(*q.PrevClose*(1+pct)*1000+0.5)/1000) > 1e-9 {
+				t.Errorf("%s limits %v from %v: want ±%v of %v in 0.001", e.Code, q.LimitUp, q.LimitFrom, pct, *q.PrevClose)
+			}
+			day := market.DayOf(now).String()
+			for _, freq := range []string{"D", "1m", "5m"} {
+				r, k := h.kline(t, tok, "/v1/api/kline?code="+e.Code+"&freq="+freq+"&start="+day+"&end="+day)
+				if r.status != 200 || len(k.Rows) == 0 {
+					t.Fatalf("%s %s: %d %s", e.Code, freq, r.status, r.raw)
+				}
+				last := k.Rows[len(k.Rows)-1]
+				if num(last, "close") != *e.Last {
+					t.Errorf("%v %s %s: last close %v, the ETF list's price %v", now, e.Code, freq, num(last, "close"), *e.Last)
+				}
+				if freq == "D" && (num(last, "volume") != float64(*e.Volume) || num(last, "high") != *e.High || num(last, "low") != *e.Low) {
+					t.Errorf("%v %s: today's forming bar %v; the ETF list %+v", now, e.Code, last, e)
+				}
+			}
+		}
 	}
 }

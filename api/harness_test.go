@@ -156,7 +156,8 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 	// source call serves both.
 	deps.Quotes = quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
 	deps.ETFs = etf.New(dm, clock, etf.Config{Source: "demo"})
-	secCfg := secmaster.Config{RecordAfter: 15*60 + 5}
+	// The day's record adds the ETF list's funds, as main wires it.
+	secCfg := secmaster.Config{RecordAfter: 15*60 + 5, More: []secmaster.Quotes{deps.ETFs}}
 	if hc.backfill > 0 {
 		secCfg.History, secCfg.BackfillDays = dm, hc.backfill
 	}

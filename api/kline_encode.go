@@ -34,7 +34,8 @@ type rowSet struct {
 
 // adjustFields are the optional fields of a K-line row, never in the
 // default set: the qfq map of the bar's day, qfq = round(adj_factor·price
-// + adj_offset, 2). The terminal's adjustment is affine, so one factor
+// + adj_offset) to the code's tick (0.01, a fund's 0.001). The terminal's
+// adjustment is affine, so one factor
 // cannot carry it once a cash dividend is paid.
 var adjustFields = []string{"adj_factor", "adj_offset"}
 

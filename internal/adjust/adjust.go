@@ -121,6 +121,10 @@ type Schedule struct {
 	// float map leaves within a hair of a rounding midpoint; nil (Ratio, a
 	// schedule made by hand): the float map decides.
 	exact *exactSchedule
+	// Decimals are the security's price decimals, which Apply rounds to:
+	// 0 means a stock's 2; a fund is quoted to 3 (0.001), and a cent
+	// would lose its last digit even where no event moves a price.
+	Decimals int
 }
 
 // At is the map for a bar (daily or minute) dated d.
@@ -139,10 +143,18 @@ func (s Schedule) At(d market.Day) Affine {
 // which settle those in exact arithmetic.
 func Round(x float64) float64 { return math.Round(x*100) / 100 }
 
-// Price is p's adjusted price on day d rounded to 0.01, halves away from
-// zero, as exact arithmetic on the decimals written (the events' values
-// and p) rounds it: the float map decides unless its value lies within its
-// error bound of a midpoint, and then rationals do.
+// RoundTo is Round to decimals places (3 for a fund's 0.001), halves away
+// from zero on the float64 value.
+func RoundTo(x float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(x*p) / p
+}
+
+// Price is p's adjusted price on day d rounded to the schedule's decimals
+// (0.01, a fund's 0.001), halves away from zero, as exact arithmetic on
+// the decimals written (the events' values and p) rounds it: the float map
+// decides unless its value lies within its error bound of a midpoint, and
+// then rationals do.
 func (s Schedule) Price(d market.Day, p float64) float64 {
 	r := s.rounder(sort.Search(len(s.Steps), func(i int) bool { return s.Steps[i].From > d }) - 1)
 	return r.round(p)
@@ -154,10 +166,14 @@ type rounder struct {
 	scale float64 // |B| + mag: with |A·p|, what the float error is relative to
 	i     int     // the step; -1: before the first, the identity
 	exact *exactSchedule
+	unit  int64 // 100 for a cent, 1000 for a fund's 0.001
 }
 
 func (s *Schedule) rounder(i int) rounder {
-	r := rounder{f: Identity, i: i, exact: s.exact}
+	r := rounder{f: Identity, i: i, exact: s.exact, unit: 100}
+	if s.Decimals > 0 {
+		r.unit = int64(math.Pow10(s.Decimals))
+	}
 	if i >= 0 {
 		st := &s.Steps[i]
 		r.f, r.scale = st.Affine, math.Abs(st.B)+st.mag
@@ -171,12 +187,13 @@ func (s *Schedule) rounder(i int) rounder {
 // rounding is the exact one.
 func (r *rounder) round(p float64) float64 {
 	ap := r.f.A * p
-	x := (ap + r.f.B) * 100
+	u := float64(r.unit)
+	x := (ap + r.f.B) * u
 	n := math.Round(x)
-	if r.exact != nil && math.Abs(math.Abs(x-n)-0.5) <= 1e-10*(math.Abs(ap)+r.scale) {
+	if r.exact != nil && math.Abs(math.Abs(x-n)-0.5) <= 1e-12*u*(math.Abs(ap)+r.scale) {
 		return r.slow(p, n)
 	}
-	return n / 100
+	return n / u
 }
 
 // slow is round in rationals; n is the float's rounding, kept should the
@@ -184,14 +201,14 @@ func (r *rounder) round(p float64) float64 {
 //
 //go:noinline
 func (r *rounder) slow(p, n float64) float64 {
-	if c, ok := r.exact.round(r.i, p); ok {
+	if c, ok := r.exact.round(r.i, p, r.unit); ok {
 		return c
 	}
-	return n / 100
+	return n / float64(r.unit)
 }
 
 // Apply returns a copy of bars with open, high, low and close mapped by the
-// step of each bar's day and rounded (Price). Volume, amount and the other
+// step of each bar's day and rounded to the schedule's decimals (Price). Volume, amount and the other
 // fields are copied unchanged, as the terminal and EastMoney leave them.
 // Bars in ascending order cost one step lookup per ex-date; any order works.
 func (s Schedule) Apply(bars []market.Bar) []market.Bar {

@@ -192,6 +192,13 @@ func BenchmarkAdjustYear(b *testing.B) {
 			s.ApplyTo(dst, bars)
 		}
 	})
+	fund := s
+	fund.Decimals = 3 // a fund's 0.001: math.Pow10 and a division instead of Round's constant
+	b.Run("apply-3-decimals", func(b *testing.B) {
+		for b.Loop() {
+			fund.ApplyTo(dst, bars)
+		}
+	})
 	b.Run("factors+apply", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -206,4 +213,35 @@ func BenchmarkAdjustYear(b *testing.B) {
 			s.ApplyTo(dst, bars)
 		}
 	})
+}
+
+// A fund is quoted to 0.001 and its adjusted prices keep that tick: a
+// schedule of 3 decimals rounds to it, the zero schedule to a stock's
+// cent. With no event the prices come back unchanged.
+func TestApplyRoundsToTheSecurityDecimals(t *testing.T) {
+	bars := []market.Bar{{Day: 20200101, Open: 3.762, High: 3.783, Low: 3.707, Close: 3.725}, {Day: 20200103, Close: 3.725}}
+	cash := factors(t, []adjust.Event{{Day: 20200102, CashPer10: 0.5}}, adjust.QFQ, 20200103) // 0.05 a share
+	none := factors(t, nil, adjust.QFQ, 20200103)
+	for _, tt := range []struct {
+		name     string
+		s        adjust.Schedule
+		decimals int
+		want     [2]float64 // the two closes
+	}{
+		{"a stock's cent", cash, 0, [2]float64{3.68, 3.73}},
+		{"a fund's 0.001", cash, 3, [2]float64{3.675, 3.725}},
+		{"a fund without events", none, 3, [2]float64{3.725, 3.725}},
+	} {
+		tt.s.Decimals = tt.decimals
+		got := tt.s.Apply(bars)
+		if got[0].Close != tt.want[0] || got[1].Close != tt.want[1] {
+			t.Errorf("%s: closes %v, %v; want %v", tt.name, got[0].Close, got[1].Close, tt.want)
+		}
+		if tt.name == "a fund without events" && (got[0].Open != 3.762 || got[0].High != 3.783 || got[0].Low != 3.707) {
+			t.Errorf("%s: %+v", tt.name, got[0])
+		}
+	}
+	if got := adjust.RoundTo(3.72451, 3); got != 3.725 {
+		t.Errorf("RoundTo(3.72451, 3) = %v, want 3.725", got)
+	}
 }

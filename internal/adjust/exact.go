@@ -62,10 +62,10 @@ type exactSchedule struct {
 	maps []intMap // nil when they do not line up (never expected): the float map decides
 }
 
-// round is p mapped by step i (-1: the identity) and rounded to 0.01,
-// halves away from zero, all in exact arithmetic; ok is false when the
+// round is p mapped by step i (-1: the identity) and rounded to 1/unit
+// (0.01, a fund's 0.001), halves away from zero, all in exact arithmetic; ok is false when the
 // maps did not line up with the steps (never expected, see build).
-func (x *exactSchedule) round(i int, p float64) (cents float64, ok bool) {
+func (x *exactSchedule) round(i int, p float64, unit int64) (rounded float64, ok bool) {
 	x.once.Do(x.build)
 	num, pow := writtenInt(p) // p = num/pow as written
 	den := pow
@@ -77,7 +77,7 @@ func (x *exactSchedule) round(i int, p float64) (cents float64, ok bool) {
 		num.Mul(num, m.a).Add(num, new(big.Int).Mul(m.b, pow))
 		den = new(big.Int).Mul(m.d, pow)
 	}
-	return roundCents(num, den), true
+	return roundUnits(num, den, unit), true
 }
 
 // writtenInt is the decimal p was written as (its shortest float64 form,
@@ -97,21 +97,21 @@ func writtenInt(p float64) (num, pow *big.Int) {
 	return num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
 }
 
-// roundCents rounds num/den (den > 0) to 0.01, halves away from zero:
-// ⌊(200·|num| + den) / 2·den⌋ cents with num's sign, then the float64
-// nearest those cents.
-func roundCents(num, den *big.Int) float64 {
+// roundUnits rounds num/den (den > 0) to 1/unit, halves away from zero:
+// ⌊(2·unit·|num| + den) / 2·den⌋ units with num's sign, then the float64
+// nearest them.
+func roundUnits(num, den *big.Int, unit int64) float64 {
 	neg := num.Sign() < 0
 	n := new(big.Int).Abs(num)
-	n.Mul(n, big.NewInt(200)).Add(n, den)
+	n.Mul(n, big.NewInt(2*unit)).Add(n, den)
 	c := n.Quo(n, new(big.Int).Lsh(den, 1))
 	if neg {
 		c.Neg(c)
 	}
 	if c.IsInt64() {
-		return float64(c.Int64()) / 100
+		return float64(c.Int64()) / float64(unit)
 	}
-	f, _ := new(big.Rat).SetFrac(c, big.NewInt(100)).Float64()
+	f, _ := new(big.Rat).SetFrac(c, big.NewInt(unit)).Float64()
 	return f
 }
 

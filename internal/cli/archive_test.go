@@ -15,6 +15,7 @@ import (
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/internal/demo"
+	"mdqs/internal/etf"
 	"mdqs/internal/market"
 	"mdqs/internal/quote"
 	"mdqs/internal/secmaster"
@@ -37,7 +38,9 @@ func recordDemoUniverse(t *testing.T, dbPath string, stocks int) {
 	}
 	defer store.Close()
 	quotes := quote.New(dm, dm, cal, clock, quote.Config{Age: time.Minute, Source: "demo"})
-	sec := secmaster.New(store, quotes, cal, clock, secmaster.Config{RecordAfter: 15*60 + 5, History: dm, BackfillDays: 10})
+	etfs := etf.New(dm, clock, etf.Config{Source: "demo"})
+	sec := secmaster.New(store, quotes, cal, clock, secmaster.Config{RecordAfter: 15*60 + 5, History: dm, BackfillDays: 10,
+		More: []secmaster.Quotes{etfs}})
 	if err := sec.Record(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +60,34 @@ func TestArchiveCommand(t *testing.T) {
 	if done == nil || done[1] == "0" || done[1] != done[2] || done[3] == "0" {
 		t.Fatalf("archive run said:\n%s", out)
 	}
+	// The demo's ETFs are in the universe: each due day keeps their minutes.
+	ran := out.String()
+	store, err := db.Open(ctx, dbPath, db.Options{SQLiteSchema: dbtest.SQLiteSchema(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := regexp.MustCompile(`archive: due (\S+) to (\S+)`).FindStringSubmatch(ran)
+	if span == nil {
+		t.Fatalf("archive run said:\n%s", ran)
+	}
+	first, _ := market.ParseDay(span[1])
+	last, _ := market.ParseDay(span[2])
+	for _, d := range market.DefaultCalendar().Between(first, last) {
+		recs, err := store.ArchiveDays(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		funds := 0
+		for _, a := range recs {
+			if market.Classify(a.Code) == market.TypeFund && a.Status == db.ArchiveArchived && a.Bars == 240 {
+				funds++
+			}
+		}
+		if funds != 5 {
+			t.Fatalf("%v: %d of the demo's 5 ETFs archived; records %+v", d, funds, recs)
+		}
+	}
+	store.Close()
 	out.Reset()
 	if err := Archive(ctx, env, []string{"status", "-config", configPath}); err != nil {
 		t.Fatal(err)
@@ -75,7 +106,7 @@ func TestArchiveCommand(t *testing.T) {
 		!regexp.MustCompile(`verified \d+ code-days of 5 days: \d+ pass, 0 flagged`).MatchString(out.String()) {
 		t.Fatalf("archive verify: %v\n%s", err, out)
 	}
-	err := Archive(ctx, env, []string{"run", "-config", configPath, "-day", "2001-01-05"})
+	err = Archive(ctx, env, []string{"run", "-config", configPath, "-day", "2001-01-05"})
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 2 || !strings.Contains(err.Error(), "no longer has") {
 		t.Fatalf("an old day: %v", err)

@@ -181,6 +181,8 @@ func (s *Service) Adjustment(ctx context.Context, code market.Code, mode adjust.
 	if err != nil {
 		return Adjustment{}, market.Wrap(market.KindUnavailable, err, "the corporate actions of %s hold an event no adjustment can use (%v); re-import the terminal's gbbq", code, err)
 	}
+	// Rounded to the code's own tick: a fund's 0.001, not a stock's cent.
+	sched.Decimals = tdx.ScaleFor(code).Decimals
 	out.Schedule, out.Anchor, out.Events = sched, anchor, applied(events, mode, anchor)
 	if len(all) > 0 {
 		out.Source = all[0].Source

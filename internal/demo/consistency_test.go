@@ -300,3 +300,156 @@ func TestFundFlowMatchesTheBars(t *testing.T) {
 		}
 	}
 }
+
+// sameFundBar compares a fund's bars: their main-force net is unknown
+// (NaN) on both sides, as the ETF list gives none.
+func sameFundBar(a, b market.Bar) bool {
+	return a.Open == b.Open && a.High == b.High && a.Low == b.Low && a.Close == b.Close &&
+		a.Volume == b.Volume && a.Amount == b.Amount && math.IsNaN(a.LargeOrderNet) && math.IsNaN(b.LargeOrderNet)
+}
+
+// inThousandths says a price is a whole number of the funds' 0.001 tick.
+func inThousandths(p float64) bool {
+	return p > 0 && math.Abs(p*1000-math.Round(p*1000)) < 1e-6
+}
+
+// The demo's ETFs are instruments as its stocks are: a day's bar is the
+// aggregate of its minutes and its 5-minute bars, each minute opens at
+// the close before it, every price is a whole 0.001 inside the day's
+// limits (10 %, 20 % for the ChiNext fund), and a
+// day's previous close is the bar before's close.
+func TestFundBarsAreTheAggregateOfTheirMinutes(t *testing.T) {
+	m, clk := newMarket(t, smallConfig(11), at(20270331, 16, 0, 0))
+	ctx := context.Background()
+	days := []market.Day{20190620, 20200821, 20200824, 20261120, 20261231, 20270104}
+	for _, def := range etfDefs() {
+		c := market.MustCode(def.code)
+		for _, d := range days {
+			clk.Set(at(20270331, 16, 0, 0))
+			daily := klines(t, m, c, market.Daily, d, d)
+			one := klines(t, m, c, market.Min1, d, d)
+			five := klines(t, m, c, market.Min5, d, d)
+			if len(daily) != 1 || len(one) != 240 || len(five) != 48 {
+				t.Fatalf("%v %v: %d daily, %d one-minute and %d five-minute bars, want 1, 240 and 48", c, d, len(daily), len(one), len(five))
+			}
+			if got := aggregateBars(one); !sameFundBar(got, daily[0]) {
+				t.Fatalf("%v %v: daily bar %+v, aggregate of minutes %+v", c, d, daily[0], got)
+			}
+			if got := aggregateBars(five); !sameFundBar(got, daily[0]) {
+				t.Fatalf("%v %v: daily bar %+v, aggregate of 5-minute bars %+v", c, d, daily[0], got)
+			}
+			for g := range 48 {
+				if got := aggregateBars(one[5*g : 5*g+5]); !sameFundBar(got, five[g]) || five[g].TS != one[5*g+4].TS {
+					t.Fatalf("%v %v: 5-minute bar %d is not its five minutes", c, d, g)
+				}
+			}
+			if one[0].TS != d.At(9, 31, 0).Unix() || one[239].TS != d.At(15, 0, 0).Unix() || daily[0].TS != d.At(15, 0, 0).Unix() {
+				t.Fatalf("%v %v: bar labels wrong", c, d)
+			}
+			clk.Set(at(d, 15, 30, 0))
+			q, err := m.Quote(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pct := 10.0
+			if def.code == "159915.SZ" {
+				pct = 20 // its index's ChiNext stocks are ±20 % on every demo day
+			}
+			up, down := math.Floor(q.PrevClose*(100+pct)*10+0.5)/1000, math.Floor(q.PrevClose*(100-pct)*10+0.5)/1000
+			if math.Abs(q.LimitUp-up) > 1e-9 || math.Abs(q.LimitDown-down) > 1e-9 {
+				t.Fatalf("%v %v: limits %v/%v from %v; want ±%v %%: %v/%v", c, d, q.LimitUp, q.LimitDown, q.PrevClose, pct, up, down)
+			}
+			for i, b := range one {
+				if i > 0 && b.Open != one[i-1].Close {
+					t.Fatalf("%v %v: minute %d opens at %v after a close of %v", c, d, i, b.Open, one[i-1].Close)
+				}
+				for _, p := range []float64{b.Open, b.High, b.Low, b.Close} {
+					if !inThousandths(p) || p > q.LimitUp || p < q.LimitDown || b.High < max(b.Open, b.Close) || b.Low > min(b.Open, b.Close) {
+						t.Fatalf("%v %v minute %d: %+v; a price off the 0.001 tick or outside %v..%v", c, d, i, b, q.LimitDown, q.LimitUp)
+					}
+				}
+				if b.Volume <= 0 || b.Volume%100 != 0 || !(b.Amount >= float64(b.Volume)*b.Low-1) || !(b.Amount <= float64(b.Volume)*b.High+1) {
+					t.Fatalf("%v %v minute %d: volume %d amount %v outside %v..%v", c, d, i, b.Volume, b.Amount, b.Low, b.High)
+				}
+			}
+			prev := klines(t, m, c, market.Daily, m.days[m.onOrBefore(d.AddDays(-1))], m.days[m.onOrBefore(d.AddDays(-1))])
+			if len(prev) != 1 || prev[0].Close != q.PrevClose || q.Price != daily[0].Close || q.Volume != daily[0].Volume {
+				t.Fatalf("%v %v: quote %v/%v/%d; the bars say %+v, %+v", c, d, q.PrevClose, q.Price, q.Volume, prev, daily[0])
+			}
+		}
+	}
+}
+
+// A fund's quote at an instant is its minutes so far, as a stock's is,
+// and the ETF list at that instant says the same price, range, volume
+// and amount; its 09:25 auction opens the first minute; trends2 holds
+// the same minutes; the security master's history lists the funds.
+func TestFundQuoteIsTheETFListAndThePathSoFar(t *testing.T) {
+	d := market.Day(20261120)
+	m, clk := newMarket(t, smallConfig(12), at(d, 10, 47, 30))
+	ctx := context.Background()
+	yesterday := m.days[m.onOrBefore(d.AddDays(-1))]
+	for _, ts := range []struct{ hh, mm, bars int }{{9, 20, -1}, {9, 27, 0}, {10, 47, 77}, {13, 0, 120}, {15, 0, 240}} {
+		now := at(d, ts.hh, ts.mm, 30)
+		clk.Set(now)
+		etfs, err := m.ETFs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(etfs) != len(etfDefs()) {
+			t.Fatalf("%v: %d funds listed", now, len(etfs))
+		}
+		for _, e := range etfs {
+			q, err := m.Quote(ctx, e.Code)
+			if err != nil {
+				t.Fatalf("%v: %v", e.Code, err)
+			}
+			if q.Name != e.Name || q.Price != e.Price || q.PrevClose != e.PrevClose || q.Volume != e.Volume || q.Amount != e.Amount ||
+				!same(q.Open, e.Open) || !same(q.High, e.High) || !same(q.Low, e.Low) || q.Pct != e.Pct || q.Change != e.Change || !q.At.Equal(e.At) {
+				t.Fatalf("%v at %v: quote %+v; the ETF list says %+v", e.Code, now, q, e)
+			}
+			if y := klines(t, m, e.Code, market.Daily, yesterday, yesterday); len(y) != 1 || y[0].Close != q.PrevClose {
+				t.Fatalf("%v: previous close %v, yesterday's bar %+v", e.Code, q.PrevClose, y)
+			}
+			bars := klines(t, m, e.Code, market.Min1, d, d)
+			full := klines(t, m, e.Code, market.Daily, d, d)
+			switch {
+			case ts.bars < 0:
+				if len(bars) != 0 || q.Price != q.PrevClose || q.Volume != 0 || !math.IsNaN(q.Open) {
+					t.Fatalf("%v pre-open: %d bars, quote %+v", e.Code, len(bars), q)
+				}
+			case ts.bars == 0:
+				clk.Set(at(d, 16, 0, 0))
+				first := klines(t, m, e.Code, market.Min1, d, d)[0]
+				clk.Set(now)
+				if len(bars) != 0 || q.Price != first.Open || q.Open != first.Open || q.Volume <= 0 || q.Volume >= first.Volume {
+					t.Fatalf("%v auction: %d bars, quote %+v; the first minute %+v", e.Code, len(bars), q, first)
+				}
+			default:
+				a := aggregateBars(bars)
+				if len(bars) != ts.bars || q.Price != a.Close || q.Open != a.Open || q.High != a.High || q.Low != a.Low ||
+					q.Volume != a.Volume || q.Amount != a.Amount || len(full) != map[bool]int{true: 1}[ts.bars == 240] {
+					t.Fatalf("%v at %v: %d bars %+v, quote %+v", e.Code, now, len(bars), a, q)
+				}
+			}
+			if ts.bars > 0 {
+				tr, err := m.Trends(ctx, e.Code, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tr) != 240+ts.bars || !sameFundBar(tr[len(tr)-1], bars[len(bars)-1]) || tr[len(tr)-1].TS != bars[len(bars)-1].TS || tr[239].Close != q.PrevClose {
+					t.Fatalf("%v: %d trends, last %+v; K-lines %+v", e.Code, len(tr), tr[len(tr)-1], bars[len(bars)-1])
+				}
+			}
+		}
+	}
+	names, halted := m.NamesOn(yesterday), m.SuspendedOn(yesterday)
+	for _, def := range etfDefs() {
+		if c := market.MustCode(def.code); names[c] != def.name || halted[c] {
+			t.Errorf("%v on %v: named %q, suspended %v; want %q trading", c, yesterday, names[c], halted[c], def.name)
+		}
+	}
+}
+
+// same is equality that holds NaN equal to NaN.
+func same(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }

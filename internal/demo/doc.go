@@ -36,6 +36,13 @@
 // 399006.SZ and 沪深300 000300.SH are float-cap weighted over their
 // members' daily bars, so Klines and Trends serve them like stocks.
 //
+// ETFs (etf.go, etfbars.go). Four funds track the indices (IOPV = level
+// times a ratio, the price within a premium of it, in the 0.001 tick) and
+// one money fund accrues; each session is 240 minutes from which the
+// daily bar, the quote and the ETF list's row are folded, so Quote,
+// Klines, Trends and ETFs agree, and NamesOn lists them in each day's
+// universe.
+//
 // Corporate actions (actions.go). Yearly cash dividends on most profitable
 // stocks, bonus shares on a few, one rights issue and the listing records
 // of stocks listed inside the history, as the terminal's gbbq holds them

@@ -96,3 +96,105 @@ func TestETFsDeterministicAndPreOpen(t *testing.T) {
 		t.Errorf("pre-open %+v", e)
 	}
 }
+
+// A fund's previous close is computed from yesterday's closing level
+// (etfbars.go), and yesterday's close was held inside yesterday's limits:
+// the two agree only if no close was ever at its clamp. Over the whole
+// history of a market and two years past the anchor, they do.
+func TestFundClosesChainOverTheHistory(t *testing.T) {
+	cfg := smallConfig(3)
+	cfg.HistoryStart = 20230101
+	m, _ := newMarket(t, cfg, at(20281231, 16, 0, 0))
+	ctx := context.Background()
+	for f, def := range etfDefs() {
+		bars := klines(t, m, market.MustCode(def.code), market.Daily, 0, 0)
+		if want := m.onOrBefore(20281231) + 1; len(bars) != want {
+			t.Fatalf("%s: %d daily bars over %d days", def.code, len(bars), want)
+		}
+		for j := 1; j < len(bars); j++ {
+			i, _ := m.index(bars[j].Day)
+			fd, err := m.fundDayAt(ctx, f, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if yuan3(fd.prev) != bars[j-1].Close {
+				t.Fatalf("%s %v: previous close %v, the day before closed at %v", def.code, bars[j].Day, yuan3(fd.prev), bars[j-1].Close)
+			}
+		}
+	}
+}
+
+// The ETF list at a minute of real-market scale (the index days known):
+// index_quotes is what the list cost when it was built from its four
+// indices' quotes, the baseline; etf_list is the list now, each fund's
+// session made from its index's minutes. fund_day and index_minutes are
+// one session of 510300.SH and of the 沪深300 minutes it is made from;
+// the fund's year of daily bars the first time and from the cache.
+// Run: go test ./internal/demo -run '^$' -bench 'ETF|FundBars' -count 5
+func BenchmarkETFList(b *testing.B) {
+	now := at(20261120, 10, 30, 0)
+	m, _ := newMarket(b, DefaultConfig(), now)
+	ctx := context.Background()
+	if _, err := m.ETFs(ctx); err != nil {
+		b.Fatal(err)
+	}
+	inst, err := m.resolve(now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("index_quotes", func(b *testing.B) {
+		for b.Loop() {
+			for k := range 4 {
+				if _, err := m.indexQuote(ctx, k, inst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("etf_list", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.ETFs(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkFundBars(b *testing.B) {
+	m, _ := newMarket(b, DefaultConfig(), at(20261120, 16, 0, 0))
+	ctx := context.Background()
+	code := market.MustCode("510300.SH")
+	k, _ := m.indexOf(market.MustCode("000300.SH"))
+	from, to := market.Day(20251121), market.Day(20261120)
+	if _, err := m.Klines(ctx, market.MustCode("000300.SH"), market.Daily, from, to); err != nil { // the index days, known
+		b.Fatal(err)
+	}
+	i, _ := m.index(to)
+	b.Run("index_minutes", func(b *testing.B) {
+		for b.Loop() {
+			m.indexMinutes(k, i)
+		}
+	})
+	b.Run("fund_day", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.fundDayAt(ctx, 0, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("daily_1y_first", func(b *testing.B) {
+		for b.Loop() {
+			m.funds = fundDays{}
+			if bars, err := m.Klines(ctx, code, market.Daily, from, to); err != nil || len(bars) < 240 {
+				b.Fatal(len(bars), err)
+			}
+		}
+	})
+	b.Run("daily_1y_cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.Klines(ctx, code, market.Daily, from, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -119,7 +119,7 @@ func checkRange(from, to market.Day) error {
 // ended by now (the forming minute is left out) and today's daily bar
 // appears at 15:00. LargeOrderNet is the bar's main-force net (yuan),
 // for minute bars too. At most 250 days of minute bars per request.
-// The indices (Indices) are served by the same rules.
+// The indices (Indices) and the ETFs (ETFs) are served by the same rules.
 func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day) (bars []market.Bar, err error) {
 	defer m.observe(m.clock.Now(), &err)
 	if err := ctxErr(ctx); err != nil {
@@ -135,6 +135,9 @@ func (m *Market) Klines(ctx context.Context, code market.Code, freq market.Freq,
 	}
 	if k, ok := m.indexOf(code); ok {
 		return m.indexKlines(ctx, k, freq, from, to)
+	}
+	if f, ok := fundOf(code); ok {
+		return m.fundKlines(ctx, f, freq, from, to) // an ETF (etfbars.go)
 	}
 	si, err := m.lookup(code)
 	if err != nil {
@@ -236,6 +239,9 @@ func (m *Market) Trends(ctx context.Context, code market.Code, ndays int) (bars 
 	}
 	if k, ok := m.indexOf(code); ok {
 		return m.indexTrends(ctx, k, ndays)
+	}
+	if f, ok := fundOf(code); ok {
+		return m.fundTrends(ctx, f, ndays) // an ETF (etfbars.go)
 	}
 	si, err := m.lookup(code)
 	if err != nil {

@@ -46,6 +46,8 @@ type Market struct {
 	rights rightsIssue // the one rights issue (actions.go)
 
 	lhb lhbMemo // the dragon-tiger list of the last day asked (lhb.go)
+
+	funds fundDays // the ETFs' daily bars built so far (etfbars.go)
 }
 
 // Stock is a listed stock of the demo universe.
@@ -142,9 +144,9 @@ func (m *Market) Stocks() []Stock {
 }
 
 // NamesOn are the names of the stocks listed on day (suspended or not,
-// delisted since included, delisted by then not): the demo's universe of
-// that day, as the security master records it, each under the name of
-// that day.
+// delisted since included, delisted by then not) and of the ETFs listed
+// then (etf.go): the demo's universe of that day, as the security master
+// records it, each under the name of that day.
 func (m *Market) NamesOn(day market.Day) map[market.Code]string {
 	out := make(map[market.Code]string, len(m.u.stocks))
 	for i := range m.u.stocks {
@@ -152,6 +154,7 @@ func (m *Market) NamesOn(day market.Day) map[market.Code]string {
 			out[s.code] = s.nameOn(day)
 		}
 	}
+	m.addFundNames(out, day)
 	return out
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Quote is one security's quote as of the clock's now: a stock as QuotesAt
-// shows it, or an index (Indices) from its minutes so far. An index has
+// shows it, an index (Indices) or an ETF (ETFs) from its minutes so far. An index has
 // no limit prices, no book and no turnover rate; at 09:25-09:31 its level
 // is the auction's open, with the auction's volume unknown (it is folded
 // into the first minute, as the stocks' is). A code the demo does not
@@ -24,6 +24,9 @@ func (m *Market) Quote(ctx context.Context, code market.Code) (q market.Quote, e
 	}
 	if k, ok := m.indexOf(code); ok {
 		return m.indexQuote(ctx, k, inst)
+	}
+	if f, ok := fundOf(code); ok {
+		return m.fundQuoteNow(ctx, f, inst) // an ETF (etfbars.go)
 	}
 	si, ok := m.u.byCode[code]
 	if !ok {

@@ -35,13 +35,18 @@ type EODConfig struct {
 	// Derived, when set, learns that a day's signals and chips were stored
 	// (the screens' frame reloads them).
 	Derived func(day market.Day)
+	// More are lists of securities the quote list leaves out (the ETF
+	// list): their bars of the day are stored too, so the minute archive
+	// checks a fund's day as a stock's. A list that fails leaves the day
+	// stored without it, its error returned.
+	More []QuoteSource
 }
 
 // EndOfDay makes the last complete day final in the store:
 //  1. today's 1-minute and 5-minute bars of the watched codes, from the
 //     in-memory series fetched after the close;
 //  2. today's daily bar of every stock, from the quote list at the close
-//     (and the stock list itself);
+//     (and the stock list itself), and of every fund of cfg.More's lists;
 //  3. each stock's daily signals and chip metrics.
 //
 // It is idempotent: bars already stored are not rewritten, and a day whose
@@ -61,6 +66,11 @@ func (s *Service) EndOfDay(ctx context.Context, quotes QuoteSource, cfg EODConfi
 	codes, err := s.dailyFromQuotes(ctx, quotes, day)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	for _, more := range cfg.More {
+		if _, err := s.dailyFromQuotes(ctx, more, day); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	defer func() {
 		if cfg.Derived == nil {

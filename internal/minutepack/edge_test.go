@@ -135,6 +135,30 @@ func TestTickIsDetected(t *testing.T) {
 	}
 }
 
+// A fund is quoted to 0.001: a day of such prices is kept in 0.001 steps
+// (a tick of 10 store units), smaller than with one price of 4 decimals,
+// and bit for bit.
+func TestFundTickIsDetected(t *testing.T) {
+	fund := func() []market.Bar {
+		bars := session(240)
+		for i := range bars {
+			c := 3725 + i%9 // thousandths: 3.725 ..
+			bars[i].Open, bars[i].High, bars[i].Low, bars[i].Close = milli(c-1), milli(c+2), milli(c-3), milli(c)
+		}
+		return bars
+	}
+	thousandths := checkRoundTrip(t, fund(), Options{})
+	bars := fund()
+	bars[0].Low = float64(37_219) / priceScale // 3.7219, a ten-thousandth off the tick
+	finer := checkRoundTrip(t, bars, Options{})
+	if len(thousandths) >= len(finer) {
+		t.Errorf("0.001 prices take %d bytes, one price of 4 decimals %d: want fewer", len(thousandths), len(finer))
+	}
+}
+
+// milli is a price in thousandths as the store gives it back.
+func milli(x int) float64 { return float64(x*10) / priceScale }
+
 func TestEncodeRejects(t *testing.T) {
 	tests := []struct {
 		name string

@@ -226,6 +226,8 @@ func replayStockGet(t *testing.T) (*upstream.Push2, *atomic.Int32) {
 			body = read("made_push2_stock_get_000725_fltt2.json")
 		case "1.000001":
 			body = read("made_push2_stock_get_000001_index_fltt2.json")
+		case "1.510300":
+			body = read("made_push2_stock_get_510300_fund_fltt2.json")
 		}
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		w.Write(body)
@@ -269,6 +271,33 @@ func TestLookupPerCodeUpstream(t *testing.T) {
 	}
 	if _, err := s.Lookup(context.Background(), []market.Code{market.MustCode("399998.SZ")}); market.KindOf(err) != market.KindNotFound {
 		t.Errorf("an unknown index: %v", err)
+	}
+}
+
+// An ETF is not in the A-share snapshot: its quote is push2's single
+// quote, a fund with the source's limit prices in its 0.001 tick. A fund
+// whose source gives no limits gets none: the stocks' rule (a cent, and
+// 20 % for a ChiNext-index fund that a code cannot tell) is not applied.
+func TestLookupFund(t *testing.T) {
+	p2, _ := replayStockGet(t)
+	clock := market.NewFixedClock(time.Date(2026, 11, 23, 15, 20, 0, 0, market.Shanghai()))
+	snap := &fakeSnapshot{rows: []market.Quote{stockQuote("600519.SH", "贵州茅台", 1500, 1510, 1000)}}
+	got, err := newService(t, snap, p2, clock).Lookup(context.Background(), []market.Code{market.MustCode("510300.SH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := got[0]; f.Type != market.TypeFund || f.Price != 3.725 || f.LimitUp != 4.083 || f.LimitDown != 3.341 || f.LimitFrom != "source" {
+		t.Errorf("510300.SH: %+v", f)
+	}
+	bare := singleFunc(func(ctx context.Context, c market.Code) (market.Quote, error) {
+		return stockQuote(c.String(), "创业板ETF", 2.5, 2.6, 1000), nil
+	})
+	got, err = newService(t, snap, bare, clock).Lookup(context.Background(), []market.Code{market.MustCode("159915.SZ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := got[0]; f.Type != market.TypeFund || !math.IsNaN(f.LimitUp) || !math.IsNaN(f.LimitDown) || f.LimitFrom != "" {
+		t.Errorf("159915.SZ without the source's limits: %+v", f)
 	}
 }
 

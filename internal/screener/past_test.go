@@ -95,7 +95,12 @@ func TestScreenOfAPastDateScreensThatDaysUniverse(t *testing.T) {
 	if slices.ContainsFunc(now, func(r screener.Row) bool { return r.Code == gone.String() }) {
 		t.Fatalf("today's screen has %v, delisted on 2026-04-22", gone)
 	}
-	want := len(f.dm.NamesOn(day))
+	want := 0 // the stocks of the day's universe: a screen screens stocks, not the ETFs beside them
+	for code := range f.dm.NamesOn(day) {
+		if market.Classify(code) == market.TypeStock {
+			want++
+		}
+	}
 	if len(past) != want {
 		t.Fatalf("%d rows on %v; the market listed %d stocks", len(past), day, want)
 	}
@@ -131,7 +136,7 @@ func TestScreenOfAPastDateScreensThatDaysUniverse(t *testing.T) {
 	}
 	// The turnover rate and market values come from the share counts in
 	// force that day; without a record they are unknown.
-	secs, _, err := f.sec.Universe(ctx, day, secmaster.Filter{})
+	secs, _, err := f.sec.Universe(ctx, day, secmaster.Filter{Type: market.TypeStock})
 	if err != nil {
 		t.Fatal(err)
 	}

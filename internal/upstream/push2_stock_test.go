@@ -101,3 +101,29 @@ func TestQuoteStockGetFailures(t *testing.T) {
 		})
 	}
 }
+
+// A fund's single quote (any ETF code: the A-share list leaves them out)
+// keeps its 0.001 tick: fltt=2 gives decimals whatever the security's
+// decimals, so the price, limits and book come back exactly.
+func TestQuoteStockGetFund(t *testing.T) {
+	srv, rec := stub(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		write(w, 200, jsonCT, fixture(t, "made_push2_stock_get_510300_fund_fltt2.json"))
+	})
+	q, err := newTestPush2(t, srv.URL, 0).Quote(context.Background(), market.MustCode("510300"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rec.req(0); r.URL.Query().Get("secid") != "1.510300" || r.URL.Query().Get("fltt") != "2" {
+		t.Errorf("request %s", r.URL)
+	}
+	if q.Code != market.MustCode("510300.SH") || q.Name != "沪深300ETF" || q.Price != 3.725 || q.PrevClose != 3.712 || q.Open != 3.762 ||
+		q.High != 3.783 || q.Low != 3.707 || q.Change != 0.013 || q.Volume != 81429400 {
+		t.Errorf("quote %+v", q)
+	}
+	if q.LimitUp != 4.083 || q.LimitDown != 3.341 {
+		t.Errorf("limits %v / %v, want the source's 4.083 / 3.341", q.LimitUp, q.LimitDown)
+	}
+	if len(q.Bids) != 5 || q.Bids[0].Price != 3.724 || q.Bids[4].Price != 3.72 || q.Asks[0].Price != 3.725 || q.Asks[4].Price != 3.729 {
+		t.Errorf("book %v / %v", q.Bids, q.Asks)
+	}
+}

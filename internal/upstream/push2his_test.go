@@ -346,3 +346,27 @@ func TestFoldAuctionAlone(t *testing.T) {
 		t.Errorf("%+v", out)
 	}
 }
+
+// A fund's trends2 (the minute archive asks it for every ETF of the day's
+// universe) is a stock's: secid 1. for a Shanghai fund, the auction folded
+// into 09:31, its 3-decimal prices read exactly.
+func TestTrendsOfAFund(t *testing.T) {
+	srv, rec := stub(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		write(w, 200, jsonCT, fixture(t, "made_push2his_trends2_510300_2026-11-23.json"))
+	})
+	bars, err := newTestHis(t, srv.URL).Trends(context.Background(), market.MustCode("510300.SH"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rec.req(0); r.URL.Query().Get("secid") != "1.510300" {
+		t.Errorf("request %s", r.URL)
+	}
+	if len(bars) != 3 {
+		t.Fatalf("%d bars, want 3 (09:31 with the auction, 09:32, 15:00)", len(bars))
+	}
+	d := day("2026-11-23")
+	checkBar(t, bars[0], market.Bar{Day: d, TS: at("2026-11-23", 9, 31), Open: 3.762, High: 3.771, Low: 3.759, Close: 3.768,
+		Volume: (16288 + 52311) * 100, Amount: 6127546 + 19689863, TurnoverRate: nan, LargeOrderNet: nan})
+	checkBar(t, bars[2], market.Bar{Day: d, TS: at("2026-11-23", 15, 0), Open: 3.725, High: 3.725, Low: 3.725, Close: 3.725,
+		Volume: 6189000, Amount: 23054025, TurnoverRate: nan, LargeOrderNet: nan})
+}
