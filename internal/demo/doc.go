@@ -37,10 +37,16 @@
 // members' daily bars, so Klines and Trends serve them like stocks.
 //
 // Corporate actions (actions.go). Yearly cash dividends on most profitable
-// stocks, bonus shares on a few, one rights issue and the listing records
-// of stocks listed inside the history, as the terminal's gbbq holds them
-// (Actions), for the demo terminal's folder. The price walk does not know
-// of them: demo bars show no gap at an ex-date.
+// stocks, bonus shares on a few dearer ones, one rights issue and the
+// listing records of stocks listed inside the history, as the terminal's
+// gbbq holds them (Actions), for the demo terminal's folder. The price
+// walk goes ex on them as the market does (exrights.go): on an ex-date the
+// day's previous close is the reference price, the close before mapped by
+// the event, so raw bars drop by the dividend and 前复权 runs on across it.
+//
+// Reports (finance.go, finstyle.go). P/E, net and gross margins, growth
+// and ROE are drawn by industry style, revenue is profit over margin, and
+// the well-known stocks report at their real P/E and margin.
 //
 // Calendar. Trading days come from Config.Calendar, copied at New. Past
 // its published years every weekday trades (market.Calendar's rule), so

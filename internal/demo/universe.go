@@ -54,6 +54,10 @@ type stock struct {
 	net    float64 // net margin of 2026, percent of revenue (negative: a loss)
 	eps    float64 // yuan per share per year (negative: a loss)
 	bvps   float64 // book value per share
+
+	ex          []exEvent // price events by day (exrights.go; set by New)
+	shareEvents bool      // some of them change the share count
+	baseIdx     int       // the timeline index whose close is base (set by New)
 }
 
 // board is an industry or concept board.
