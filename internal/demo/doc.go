@@ -53,7 +53,9 @@
 // 2027-01-01 is a demo trading day until a calendar with 2027 is given.
 //
 // Cost at the default scale, measured on 2 shared cores (bench_test.go):
-// New 20 ms; New plus the first snapshot 55-60 ms in late 2026, about
+// New 20 ms (on a busier day of that machine 29 ms, and 37 ms with the
+// price events placed on the timeline, issue 32; docs/demo.md); New plus
+// the first snapshot 55-60 ms in late 2026, about
 // 95 ms a year after the anchor; each new minute of a snapshot 28 ms (both
 // kinds share it), a repeated one 0.1-0.3 ms; the first snapshot of a day
 // far from the anchor walks there once (0.45 s for 2016); ten years of one

@@ -56,11 +56,23 @@ func (e *exEvent) ref(p int32) int32 {
 
 // exOn is the stock's price event on timeline day i, nil when none.
 func (s *stock) exOn(i int) *exEvent {
-	k, ok := slices.BinarySearchFunc(s.ex, i, func(e exEvent, i int) int { return e.i - i })
-	if !ok {
+	ex := s.ex
+	if len(ex) == 0 || i < ex[0].i || i > ex[len(ex)-1].i {
 		return nil
 	}
-	return &s.ex[k]
+	lo, hi := 0, len(ex)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ex[m].i < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ex) && ex[lo].i == i {
+		return &ex[lo]
+	}
+	return nil
 }
 
 // refOf is day i's previous close as the exchange states it: the close of
