@@ -2,10 +2,11 @@
 // requests to the API, each refreshed on its own timer, three of them
 // (ranking, movements, watchlist) kept current by the stream (Live, in
 // api.js). Every panel reports its last outcome in data-state (idle,
-// ready, error), and #live the stream's state and the events applied,
-// which the end-to-end test reads.
+// ready, error), #live the stream's state and the events applied, and
+// #mode what the server serves (demo, live, degraded), which the
+// end-to-end test reads.
 import { ApiError, Client, Live } from './api.js';
-import { barChart, candleChart, eventLabel, money, note, pct } from './charts.js';
+import { barChart, candleChart, eventLabel, lots, money, note, pct } from './charts.js';
 import { selfTest } from './md5.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -196,12 +197,20 @@ $('#ranking-family').addEventListener('change', drawRanking);
 
 // ---- (2) movement timeline -----------------------------------------------
 
-const TRIGGERS = {
-  pct_up: ['big rise', 'up'],
-  pct_down: ['big fall', 'down'],
-  surge: ['surge', 'up'],
-  plunge: ['plunge', 'down'],
-};
+// trigger names a movement as the terminal's 短线精灵 does: a change past
+// the threshold is 大涨 or 大跌; a fast move is named by where it started,
+// a rise from below the previous close 快速反弹 (from above it 火箭发射),
+// a fall from above it 高台跳水 (from below it 加速下跌).
+function trigger(m) {
+  const from = (m.pct ?? 0) - (m.delta ?? 0);
+  switch (m.trigger) {
+    case 'pct_up': return ['大涨', 'up'];
+    case 'pct_down': return ['大跌', 'down'];
+    case 'surge': return [from < 0 ? '快速反弹' : '火箭发射', 'up'];
+    case 'plunge': return [from > 0 ? '高台跳水' : '加速下跌', 'down'];
+    default: return [m.trigger, m.direction === 'down' ? 'down' : 'up'];
+  }
+}
 // Events are keyed by their cursor (event_ms, unique within a day): one
 // polled and pushed too is shown once.
 const moves = { day: '', since: 0, items: [], seen: new Set() };
@@ -257,7 +266,7 @@ function drawMovements() {
     return;
   }
   for (const m of [...moves.items].reverse()) {
-    const [label, dir] = TRIGGERS[m.trigger] || [m.trigger, m.direction === 'down' ? 'down' : 'up'];
+    const [label, dir] = trigger(m);
     const li = el('li', 'move');
     li.dataset.ms = String(m.event_ms);
     li.title = `${m.board_code} ${m.board_name} · ${m.trigger} · source ${m.source}`;
@@ -472,7 +481,7 @@ function drawQuote(q) {
   cell('change').className = `w-change num ${d}`;
   cell('pct').textContent = q.pct === null || q.pct === undefined ? '—' : pct(q.pct);
   cell('pct').className = `w-pct num ${d}`;
-  cell('volume').textContent = q.volume === null || q.volume === undefined ? '—' : `${(q.volume / 100).toFixed(0)}手`;
+  cell('volume').textContent = q.volume === null || q.volume === undefined ? '—' : lots(q.volume);
   cell('amount').textContent = q.amount === null || q.amount === undefined ? '—' : money(q.amount);
   cell('status').textContent = STATUS[q.status] || q.status || '';
   cell('as_of').textContent = (q.as_of || '').slice(11);
@@ -746,7 +755,7 @@ function showLive(state, detail = {}) {
   liveEl.className = `live ${state}`;
   liveEl.textContent = {
     connecting: '○ connecting…',
-    open: '● live',
+    open: '● stream 推送',
     retrying: `○ reconnecting in ${Math.round((detail.delay || 0) / 1000)} s${detail.why ? ` (${detail.why})` : ''}`,
   }[state] || '';
   liveEl.title = state === 'open' ? 'The ranking, movements and watchlist update as the server pushes them' : 'Polling until the stream is back';
@@ -801,6 +810,44 @@ const live = new Live(client, {
   },
 });
 
+// ---- the server's mode, in the header ---------------------------------------
+
+// GET /v1/api/health/sources (public, so it shows before the login) says
+// what the server serves: the demo market, or live sources, degraded when
+// one of them fails (its breaker not closed, or its last call failed),
+// named with its error in the title; /readyz adds "starting up" while a
+// start-up job has not run.
+const modeEl = $('#mode');
+
+function showMode(mode, text, title) {
+  modeEl.dataset.mode = mode;
+  modeEl.className = `mode ${mode}`;
+  modeEl.textContent = text;
+  modeEl.title = title;
+}
+
+async function loadMode() {
+  try {
+    const res = await fetch('/v1/api/health/sources', { headers: { Accept: 'application/json' } });
+    const d = (await res.json()).data || {};
+    const ready = await fetch('/readyz').then((r) => r.ok, () => true);
+    const starting = ready ? '' : ' · 启动中 starting up';
+    const sources = d.sources || [];
+    const failing = sources.filter((s) => (s.breaker && s.breaker !== 'closed') || s.consecutive_failures > 0);
+    if (d.default === 'demo') {
+      showMode('demo', `演示 demo${starting}`, 'The built-in demo market: synthetic prices, offline; nothing shown is live');
+    } else if (failing.length) {
+      showMode('degraded', `降级 degraded · ${failing.map((s) => s.source).join(', ')}${starting}`,
+        failing.map((s) => `${s.source}: ${s.last_error || 'failing'} (breaker ${s.breaker}, ${s.consecutive_failures} failures in a row)`).join('\n'));
+    } else {
+      showMode('live', `实时 live · ${d.default}${starting}`, `sources: ${sources.map((s) => `${s.source} ok`).join(', ') || 'none asked yet'}`);
+    }
+  } catch (e) {
+    showMode('unreachable', '○ server unreachable', errorText(e));
+  }
+  setTimeout(loadMode, 30000);
+}
+
 // ---- start ---------------------------------------------------------------
 
 function start() {
@@ -813,6 +860,7 @@ function start() {
     return;
   }
   showSession();
+  loadMode();
   reloadKline = every('kline', loadKline, 60000);
   every('hotrank', loadHotRank, 300000);
   every('archive', loadArchive, 300000);

@@ -104,10 +104,14 @@ export function eventLabel(v) {
   return s === '10' ? '除权除息' : s;
 }
 
-function volumeText(v) {
-  if (v >= 1e8) return `${(v / 1e8).toFixed(2)}亿股`;
-  if (v >= 1e4) return `${(v / 1e4).toFixed(0)}万股`;
-  return `${v}股`;
+// lots formats a volume in shares (the API's unit) as the terminal shows
+// volumes, a stock's and an index's alike: in lots of 100 shares (手), in
+// 亿 (1e8) or 万 (1e4) of them, e.g. 3.10万手, 1.89亿手.
+export function lots(shares) {
+  const v = shares / 100;
+  if (Math.abs(v) >= 1e8) return `${(v / 1e8).toFixed(2)}亿手`;
+  if (Math.abs(v) >= 1e4) return `${(v / 1e4).toFixed(2)}万手`;
+  return `${Math.round(v)}手`;
 }
 
 // candleChart draws daily bars (rows of GET /v1/api/kline with ma5 and
@@ -162,7 +166,7 @@ export function candleChart(target, rows, width, legend, marks = []) {
     grid.append(svg('text', { x: left + plotW + 6, y: Number(y) + 4, class: 'axis' }, [t.toFixed(2)]));
   }
   grid.append(svg('line', { x1: left, x2: left + plotW, y1: volTop + volH, y2: volTop + volH }));
-  grid.append(svg('text', { x: left + plotW + 6, y: volTop + 10, class: 'axis' }, [volumeText(vmax)]));
+  grid.append(svg('text', { x: left + plotW + 6, y: volTop + 10, class: 'axis' }, [lots(vmax)]));
   const labelEvery = Math.max(1, Math.ceil(rows.length / Math.max(Math.floor(plotW / 90), 1)));
   const first = rows.findIndex((_, i) => X(i) >= left + 18);
   for (let i = Math.max(first, 0); i < rows.length; i += labelEvery) {
@@ -236,7 +240,7 @@ export function candleChart(target, rows, width, legend, marks = []) {
     const r = rows[i];
     const f = (v) => (Number.isFinite(v) ? v.toFixed(2) : '—');
     const ex = marked.has(i) ? `  除权 ${marked.get(i).map((m) => m.label).join(' ')}` : '';
-    legend.textContent = `${r.trade_date}${r.provisional ? ' (forming)' : ''}  开 ${f(r.open)}  高 ${f(r.high)}  低 ${f(r.low)}  收 ${f(r.close)}  ${pct(r.pct)}  量 ${volumeText(r.volume || 0)}  MA5 ${f(r.ma5)}  MA20 ${f(r.ma20)}${ex}`;
+    legend.textContent = `${r.trade_date}${r.provisional ? ' (forming)' : ''}  开 ${f(r.open)}  高 ${f(r.high)}  低 ${f(r.low)}  收 ${f(r.close)}  ${pct(r.pct)}  量 ${lots(r.volume || 0)}  MA5 ${f(r.ma5)}  MA20 ${f(r.ma20)}${ex}`;
   };
   const overlay = svg('rect', { class: 'overlay', x: left, y: priceTop, width: plotW, height: volTop + volH - priceTop });
   overlay.addEventListener('pointermove', (ev) => {

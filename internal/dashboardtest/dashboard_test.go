@@ -371,7 +371,9 @@ func checkTimeline(t *testing.T, ctx context.Context, b *browser, srv *server, a
 	if err != nil {
 		fail("read the timeline: %v", err)
 	}
-	want := []string{"10:02:30人工智能概念plunge -1.10%-1.40%-1.50亿", "09:41:00半导体行业big rise+2.10%1.50亿"}
+	// The triggers as the terminal names them: a fall that started below
+	// the previous close (-1.40 % after -1.10 % in the window) is 加速下跌.
+	want := []string{"10:02:30人工智能概念加速下跌 -1.10%-1.40%-1.50亿", "09:41:00半导体行业大涨+2.10%1.50亿"}
 	if strings.Join(rows, "|") != strings.Join(want, "|") {
 		fail("timeline rows %q, want newest first %q", rows, want)
 	}

@@ -218,7 +218,7 @@ func checkStubbedStream(t *testing.T, ctx context.Context, b *browser, srv *serv
 	waitFor(t, ctx, p, fail, "the pushed movement on top of the timeline",
 		`[...document.querySelectorAll('#movements-list li')].map((li) => li.textContent)`, &rows,
 		func() bool {
-			return len(rows) == 3 && strings.HasPrefix(rows[0], "10:15:00推送板块概念surge +1.50%+3.20%2.50亿")
+			return len(rows) == 3 && strings.HasPrefix(rows[0], "10:15:00推送板块概念火箭发射 +1.50%+3.20%2.50亿")
 		})
 	time.Sleep(300 * time.Millisecond) // the repeated events would show by now
 	waitFor(t, ctx, p, fail, "no repeated movement", `[...document.querySelectorAll('#movements-list li')].map((li) => li.textContent)`, &rows,

@@ -16,7 +16,8 @@ import (
 //     with positive earnings), paying 15-50 % of a year's earnings per
 //     share, give or take a fifth;
 //   - bonus shares (送转, 2 to 10 per 10) with the dividend in some years
-//     on about one stock in twelve;
+//     on about one in ten of the stocks priced 10 yuan or more at the
+//     anchor (a 2-yuan stock giving 10 per 10 would fall under a yuan);
 //   - one rights issue in the market, 3 shares per 10 at 70 % of the
 //     stock's anchor price, about 320 sessions before the anchor;
 //   - a listing record (category 5, float and total before zero) for a
@@ -29,10 +30,9 @@ import (
 // next days, which a gbbq of that day already holds (announced, not yet
 // effective).
 //
-// The demo's bars are not gapped at ex-dates: the price walk knows nothing
-// of these events and stays as it was, so unadjusted demo prices do not
-// drop by the dividend on its ex-date as real prices do, and adjusting
-// them shifts the history before each event by its amount instead.
+// The price walk goes ex on these events (exrights.go): on an ex-date the
+// day moves from the reference price, so unadjusted demo prices drop by
+// the dividend as real prices do, and 前复权 runs on across the ex-date.
 
 // announceDays is how far past its own day a gbbq holds ex-dates: the real
 // files hold announced ones up to about a week ahead (adjust.md §1.2).
@@ -94,36 +94,10 @@ func (m *Market) ActionsAsOf(code market.Code, asOf market.Day) []tdx.GBBQEvent 
 		out = append(out, tdx.GBBQEvent{Code: s.code, Day: s.listed, Category: tdx.ShareChange,
 			F: [4]float32{0, 0, float32(float64(s.fs) / 1e4), float32(float64(s.total) / 1e4)}})
 	}
-	ps := newStream(hash2(s.key, tagActions), 0)
-	payer := ps.unit() < 0.8 && s.eps > 0
-	bonus := ps.unit() < 0.08
-	payout := ps.between(0.15, 0.5)
-	offset := ps.intn(350) // days after 5 January
-	if ps.unit() < 0.6 {
-		offset = 116 + ps.intn(90) // 1 May to 29 July
-	}
-	for y := m.days[0].Year(); payer && y <= last.Year(); y++ {
-		ys := newStream(hash2(s.key, tagActions), uint64(y))
-		want := market.NewDay(y, 1, 5).AddDays(offset + ys.intn(15) - 7)
-		i, _ := slices.BinarySearch(m.days, want)
-		if i >= len(m.days) {
-			break
+	for k := range s.ex {
+		if d := m.days[s.ex[k].i]; d <= last {
+			out = append(out, s.ex[k].gbbqEvent(s.code, d))
 		}
-		if i <= s.first || i > s.last || m.days[i] > last || s.haltedOn(m.days[i]) {
-			continue // an ex-date is a day the stock trades
-		}
-		cash := round2(mul(mul(mul(10, s.eps), payout), ys.between(0.8, 1.2)))
-		var shares float32
-		if bonus && ys.unit() < 0.4 {
-			shares = [...]float32{2, 3, 4, 5, 10}[ys.intn(5)]
-		}
-		if cash <= 0 && shares == 0 {
-			continue
-		}
-		out = append(out, tdx.GBBQEvent{Code: s.code, Day: m.days[i], Category: tdx.Dividend, F: [4]float32{float32(cash), 0, shares, 0}})
-	}
-	if r := m.rights; r.si == si && m.days[r.day] <= last {
-		out = addRights(out, tdx.GBBQEvent{Code: s.code, Day: m.days[r.day], Category: tdx.Dividend, F: [4]float32{0, r.price, 0, 3}})
 	}
 	slices.SortStableFunc(out, func(a, b tdx.GBBQEvent) int {
 		if c := cmp.Compare(a.Day, b.Day); c != 0 {
@@ -132,17 +106,4 @@ func (m *Market) ActionsAsOf(code market.Code, asOf market.Day) []tdx.GBBQEvent 
 		return cmp.Compare(a.Category, b.Category)
 	})
 	return out
-}
-
-// addRights adds the rights issue, into the dividend of its day when there
-// is one: the terminal keeps one 除权除息 record per day, with cash and
-// rights side by side.
-func addRights(out []tdx.GBBQEvent, r tdx.GBBQEvent) []tdx.GBBQEvent {
-	for i, e := range out {
-		if e.Day == r.Day && e.Category == tdx.Dividend {
-			out[i].F[1], out[i].F[3] = r.F[1], r.F[3]
-			return out
-		}
-	}
-	return append(out, r)
 }

@@ -96,7 +96,7 @@ func TestQuoteIsThePathUpToTheInstant(t *testing.T) {
 		if !q.At.Equal(at(20261120, 10, 47, 0)) {
 			t.Fatalf("%v: At = %v, want 10:47:00", c, q.At)
 		}
-		if d := klines(t, m, c, market.Daily, 20261119, 0); len(d) != 1 || d[0].Close != q.PrevClose {
+		if d := klines(t, m, c, market.Daily, 20261119, 0); len(d) != 1 || refClose(exMaps(m, c), 20261120, d[0].Close) != q.PrevClose {
 			t.Fatalf("%v: daily bars %+v; want only yesterday's, closing at the quote's previous close %v", c, d, q.PrevClose)
 		}
 	}
@@ -236,7 +236,9 @@ func TestWalksAgree(t *testing.T) {
 			if last.Day != d || last.Close != q.Price || last.Volume != q.Volume || last.Amount != q.Amount {
 				t.Fatalf("%v %v: quote %v/%d/%v, daily bar %+v", q.Code, d, q.Price, q.Volume, q.Amount, last)
 			}
-			if len(bars) == 2 && bars[0].Close != q.PrevClose {
+			// On an ex-date the previous close is yesterday's mapped to
+			// its reference price.
+			if len(bars) == 2 && refClose(exMaps(m, q.Code), d, bars[0].Close) != q.PrevClose {
 				t.Fatalf("%v %v: previous close %v, yesterday's bar closed %v", q.Code, d, q.PrevClose, bars[0].Close)
 			}
 		}
@@ -281,6 +283,7 @@ func TestFundFlowMatchesTheBars(t *testing.T) {
 		if len(flows) != len(bars) {
 			t.Fatalf("%v: %d flow days, %d bars", c, len(flows), len(bars))
 		}
+		ev := exMaps(m, c)
 		for i, f := range flows {
 			b := bars[i]
 			if f.Day != b.Day || f.MainNet != b.LargeOrderNet || f.SuperNet+f.LargeNet != f.MainNet || f.Close != b.Close {
@@ -293,7 +296,7 @@ func TestFundFlowMatchesTheBars(t *testing.T) {
 				t.Fatalf("%v %v: main pct %v, want %v", c, f.Day, f.MainPct, w)
 			}
 			if i > 0 {
-				if w := (b.Close/bars[i-1].Close - 1) * 100; math.Abs(f.Pct-w) > 0.006 {
+				if w := (b.Close/refClose(ev, b.Day, bars[i-1].Close) - 1) * 100; math.Abs(f.Pct-w) > 0.006 {
 					t.Fatalf("%v %v: pct %v, closes say %v", c, f.Day, f.Pct, w)
 				}
 			}

@@ -44,17 +44,25 @@
 // universe.
 //
 // Corporate actions (actions.go). Yearly cash dividends on most profitable
-// stocks, bonus shares on a few, one rights issue and the listing records
-// of stocks listed inside the history, as the terminal's gbbq holds them
-// (Actions), for the demo terminal's folder. The price walk does not know
-// of them: demo bars show no gap at an ex-date.
+// stocks, bonus shares on a few dearer ones, one rights issue and the
+// listing records of stocks listed inside the history, as the terminal's
+// gbbq holds them (Actions), for the demo terminal's folder. The price
+// walk goes ex on them as the market does (exrights.go): on an ex-date the
+// day's previous close is the reference price, the close before mapped by
+// the event, so raw bars drop by the dividend and 前复权 runs on across it.
+//
+// Reports (finance.go, finstyle.go). P/E, net and gross margins, growth
+// and ROE are drawn by industry style, revenue is profit over margin, and
+// the well-known stocks report at their real P/E and margin.
 //
 // Calendar. Trading days come from Config.Calendar, copied at New. Past
 // its published years every weekday trades (market.Calendar's rule), so
 // 2027-01-01 is a demo trading day until a calendar with 2027 is given.
 //
 // Cost at the default scale, measured on 2 shared cores (bench_test.go):
-// New 20 ms; New plus the first snapshot 55-60 ms in late 2026, about
+// New 20 ms (on a busier day of that machine 29 ms, and 37 ms with the
+// price events placed on the timeline, issue 32; docs/demo.md); New plus
+// the first snapshot 55-60 ms in late 2026, about
 // 95 ms a year after the anchor; each new minute of a snapshot 28 ms (both
 // kinds share it), a repeated one 0.1-0.3 ms; the first snapshot of a day
 // far from the anchor walks there once (0.45 s for 2016); ten years of one

@@ -11,14 +11,19 @@ import (
 
 // The demo's periodic reports. Each stock's annual net profit in 2026 is
 // its model EPS times its total shares, so a quote's PE (price / EPS) and
-// the reports agree; other years follow a yearly growth drawn from the
-// stock's own stream. A year's profit splits over its quarters by drawn
-// seasonal weights, and every figure is published cumulative for the year
-// to date, as A-share reports are. Revenue follows the same growth from a
-// drawn revenue-to-market-cap ratio; book value grows 6 % a year to the
-// model BPS at the end of 2026. A report exists once its notice date,
-// drawn inside the legal window (Q1 in April, H1 by August, Q3 in
-// October, the annual report by April of the next year), has passed.
+// the reports agree, and its 2026 revenue is that profit over its net
+// margin (both drawn by industry style, finstyle.go): 贵州茅台 earns half
+// its revenue, a bank a third, a trader a few percent, and revenue is a
+// multiple of the market value a listed company of that business has.
+// Other years follow a yearly revenue growth drawn from the style's range,
+// with the net margin varying around the stock's own by up to 15 % of it
+// (plus a point), so profit swings wider than revenue as it does. A
+// year's figures split over its quarters by drawn seasonal weights, and
+// every figure is published cumulative for the year to date, as A-share
+// reports are. Book value grows 6 % a year to the model BPS at the end of
+// 2026. A report exists once its notice date, drawn inside the legal
+// window (Q1 in April, H1 by August, Q3 in October, the annual report by
+// April of the next year), has passed.
 
 // DemoReportPageSize is the demo data centre's page size.
 const DemoReportPageSize = 500
@@ -28,7 +33,7 @@ const firstReportYear = 2015
 
 // finParams are a stock's drawn financial constants.
 type finParams struct {
-	psr     float64    // 2026 revenue over the anchor market cap
+	growth  [2]float64 // the style's yearly revenue growth range, percent
 	margin  float64    // gross margin, percent; NaN for banks, brokers and insurers
 	cash    float64    // operating cash flow over profit
 	deduct  float64    // recurring share of profit
@@ -40,43 +45,57 @@ type finParams struct {
 // market's size (the industry styles, by industry index).
 func (m *Market) finParams(s *stock, styles []industrySpec) finParams {
 	ns := newStream(hash3(m.seed, tagFinance, codeKey(s.code)), 0)
-	p := finParams{psr: ns.between(0.08, 1.6), margin: ns.between(12, 65), cash: ns.between(0.4, 1.6), deduct: ns.between(0.82, 1.0)}
+	fs := finStyleOf(styles[s.ind].style)
+	p := finParams{growth: fs.growth, cash: ns.between(0.4, 1.6), deduct: ns.between(0.82, 1.0)}
+	// The gross margin stays above every year's net margin (at most 1.15
+	// times the stock's plus a point).
+	lo := max(fs.gross[0], mul(s.net, 1.2)+3)
+	p.margin = ns.between(lo, max(fs.gross[1], lo+5))
 	if financial(styles[s.ind].style) {
 		p.margin = nan() // banks, brokers and insurers report no gross margin
 	}
-	for _, w := range []*[4]float64{&p.season, &p.seasonR} {
-		sum := 0.0
-		for q := range w {
-			w[q] = ns.between(0.8, 1.3)
-			sum += w[q]
-		}
-		for q := range w {
-			w[q] /= sum
-		}
+	// Profit follows revenue through the year, give or take a tenth, so a
+	// quarter's margin stays near the year's.
+	sum, sumR := 0.0, 0.0
+	for q := range p.seasonR {
+		p.seasonR[q] = ns.between(0.8, 1.3)
+		p.season[q] = mul(p.seasonR[q], ns.between(0.9, 1.1))
+		sumR += p.seasonR[q]
+		sum += p.season[q]
+	}
+	for q := range p.season {
+		p.season[q] /= sum
+		p.seasonR[q] /= sumR
 	}
 	return p
 }
 
 func nan() float64 { return math.NaN() }
 
-// growth is the stock's profit and revenue multiples of year y relative
-// to 2026: products of drawn yearly growth rates, profit swinging wider
-// than revenue (operating leverage).
-func (m *Market) growth(s *stock, y int) (profit, revenue float64) {
-	profit, revenue = 1, 1
-	rate := func(yr int) (p, r float64) {
+// annual is the stock's revenue of year y relative to 2026's and its net
+// margin that year (percent): a product of drawn yearly growth rates, and
+// the stock's margin moved by that year's draw (none in 2026, where the
+// model EPS holds).
+func (m *Market) annual(s *stock, p finParams, y int) (revenue, net float64) {
+	rate := func(yr int) (r, z float64) {
 		ns := newStream(hash3(m.seed, tagFinance, codeKey(s.code)), uint64(yr))
-		return ns.between(-0.3, 0.45), ns.between(-0.1, 0.25)
+		return ns.between(p.growth[0], p.growth[1]) / 100, ns.between(-1, 1)
 	}
+	revenue = 1
 	for yr := 2026; yr > y; yr-- {
-		p, r := rate(yr)
-		profit, revenue = profit/(1+p), revenue/(1+r)
+		r, _ := rate(yr)
+		revenue /= 1 + r
 	}
 	for yr := 2027; yr <= y; yr++ {
-		p, r := rate(yr)
-		profit, revenue = mul(profit, 1+p), mul(revenue, 1+r)
+		r, _ := rate(yr)
+		revenue = mul(revenue, 1+r)
 	}
-	return profit, revenue
+	net = s.net
+	if y != 2026 {
+		_, z := rate(y)
+		net += mul(mul(abs(s.net), 0.15)+1, z)
+	}
+	return revenue, net
 }
 
 // noticeDate is when the report of period is published.
@@ -106,9 +125,12 @@ func quarterEnds(y int) [4]market.Day {
 // cumulative is a stock's year-to-date profit and revenue at quarter q
 // (0..3) of year y, in yuan, and the single quarter's.
 func (m *Market) cumulative(s *stock, p finParams, y, q int) (profit, revenue, qProfit, qRevenue float64) {
-	gp, gr := m.growth(s, y)
-	annualProfit := mul(mul(s.eps, float64(s.total)), gp)
-	annualRevenue := mul(mul(mul(float64(s.base)/100, float64(s.total)), p.psr), gr)
+	gr, net := m.annual(s, p, y)
+	annualRevenue := mul(mul(mul(s.eps, float64(s.total)), 100/s.net), gr)
+	annualProfit := mul(annualRevenue, net/100)
+	if y == 2026 {
+		annualProfit = mul(s.eps, float64(s.total)) // exactly the quotes' EPS
+	}
 	w, wr := 0.0, 0.0
 	for i := 0; i <= q; i++ {
 		w += p.season[i]

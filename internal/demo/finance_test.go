@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"mdqs/internal/market"
@@ -113,6 +114,110 @@ func TestReportsPaging(t *testing.T) {
 	for _, r := range p1 {
 		if r.Industry == "银行" && !math.IsNaN(r.GrossMargin) {
 			t.Errorf("bank %s has gross margin %v", r.Code, r.GrossMargin)
+		}
+	}
+}
+
+// The reports look like a listed company's, business by business: a
+// liquor maker earns about half its revenue, a bank a third, a trader a
+// few percent; revenue is a sensible multiple of the market value (P/S),
+// earnings of the price (P/E), growth of a year's; and 贵州茅台 reports on
+// the scale it does. A screen on fundamentals then finds sensible names.
+func TestReportsArePlausible(t *testing.T) {
+	m, _ := newMarket(t, DefaultConfig(), at(20261123, 16, 0, 0))
+	price := map[market.Code]float64{}
+	for _, q := range quotesAt(t, m, at(infoDay, 15, 0, 0)) {
+		if !math.IsNaN(q.Price) {
+			price[q.Code] = q.Price
+		}
+	}
+	var rows []upstream.FinanceReport
+	for page := 1; ; page++ {
+		got, pages := reports(t, m, upstream.FinanceQuery{Period: 20251231}, page)
+		rows = append(rows, got...)
+		if page >= pages {
+			break
+		}
+	}
+	// Net margin bounds, percent, of the profitable by industry board.
+	netBounds := map[string][2]float64{"酿酒行业": {15, 60}, "银行": {20, 55}, "保险": {2, 25}, "证券": {8, 85}}
+	var profitable, peSane, psSane, growthSane, lossSane, losses, n int
+	var margins []float64
+	for _, r := range rows {
+		s := &m.u.stocks[m.u.byCode[r.Code]]
+		p, ok := price[r.Code]
+		if !ok || r.Revenue <= 0 {
+			if r.Revenue <= 0 {
+				t.Errorf("%s %s: revenue %v", r.Code, r.Name, r.Revenue)
+			}
+			continue
+		}
+		n++
+		net := r.NetProfit / r.Revenue * 100
+		ps := p * float64(s.total) / r.Revenue
+		if ps >= 0.1 && ps <= 30 {
+			psSane++
+		}
+		if r.RevenueYoY >= -50 && r.RevenueYoY <= 100 {
+			growthSane++
+		}
+		if r.NetProfit <= 0 {
+			losses++
+			if net >= -150 {
+				lossSane++
+			}
+			continue
+		}
+		profitable++
+		if b, ok := netBounds[r.Industry]; ok && (net < b[0] || net > b[1]) {
+			t.Errorf("%s %s (%s): net margin %.1f %%, want %v..%v", r.Code, r.Name, r.Industry, net, b[0], b[1])
+		}
+		if !financial(m.u.styles[s.ind]) {
+			margins = append(margins, net)
+			if net > 60 {
+				t.Errorf("%s %s (%s): net margin %.1f %%", r.Code, r.Name, r.Industry, net)
+			}
+			if !(r.GrossMargin > net) {
+				t.Errorf("%s %s (%s): gross margin %v below the net margin %.1f", r.Code, r.Name, r.Industry, r.GrossMargin, net)
+			}
+		}
+		if pe := p / r.EPS; pe >= 3 && pe <= 150 {
+			peSane++
+		}
+	}
+	slices.Sort(margins)
+	if med := margins[len(margins)/2]; med < 4 || med > 16 {
+		t.Errorf("median net margin of the profitable non-financial companies %.1f %%, want 4..16", med)
+	}
+	if n < 5000 || profitable < n*3/4 || losses < n/20 {
+		t.Errorf("%d reports: %d profitable, %d losses", n, profitable, losses)
+	}
+	for what, got := range map[string][2]int{"P/E 3..150 of the profitable": {peSane, profitable},
+		"P/S 0.1..30": {psSane, n}, "revenue growth -50..100 %": {growthSane, n}, "loss at most 150 % of revenue": {lossSane, losses}} {
+		if got[0] < got[1]*9/10 {
+			t.Errorf("%s: %d of %d, want 90 %%", what, got[0], got[1])
+		}
+	}
+	// The well-known names on their real scale (2025 annual, 亿元).
+	for _, w := range []struct {
+		code                     string
+		revLo, revHi             float64
+		netLo, netHi, peLo, peHi float64
+	}{
+		{"600519.SH", 1200, 2600, 40, 60, 14, 35},
+		{"601398.SH", 5000, 12000, 30, 55, 4, 10},
+		{"300750.SZ", 2000, 5500, 8, 22, 12, 45},
+	} {
+		var r upstream.FinanceReport
+		for _, x := range rows {
+			if x.Code == market.MustCode(w.code) {
+				r = x
+			}
+		}
+		rev, net, pe := r.Revenue/1e8, r.NetProfit/r.Revenue*100, price[r.Code]/r.EPS
+		if rev < w.revLo || rev > w.revHi || net < w.netLo || net > w.netHi || pe < w.peLo || pe > w.peHi {
+			t.Errorf("%s %s: revenue %.0f 亿, net margin %.1f %%, P/E %.1f; want %v..%v 亿, %v..%v %%, %v..%v",
+				w.code, r.Name, rev, net, pe, w.revLo, w.revHi, w.netLo, w.netHi, w.peLo, w.peHi)
 		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"mdqs/internal/adjust"
 	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
 
 // at is an instant in Shanghai.
@@ -93,3 +95,25 @@ func sample(m *Market, every int) []market.Code {
 func limitsOf(m *Market, c market.Code) int32 { return m.u.stocks[m.u.byCode[c]].limit }
 
 func toCents(x float64) int32 { return int32(x*100 + 0.5) }
+
+// exMaps are a code's price events (gbbq category 1) by ex-date, as the
+// clock's gbbq holds them.
+func exMaps(m *Market, c market.Code) map[market.Day]adjust.Event {
+	out := map[market.Day]adjust.Event{}
+	for _, e := range m.Actions(c) {
+		if e.Category == tdx.Dividend {
+			out[e.Day] = adjust.Event{Day: e.Day, CashPer10: float64(e.F[0]), RightsPrice: float64(e.F[1]),
+				BonusPer10: float64(e.F[2]), RightsPer10: float64(e.F[3])}
+		}
+	}
+	return out
+}
+
+// refClose is a day's previous close as the exchange states it: the close
+// before, mapped to its reference price (除权参考价) on an ex-date.
+func refClose(ev map[market.Day]adjust.Event, day market.Day, prev float64) float64 {
+	if e, ok := ev[day]; ok {
+		return adjust.Round(e.Ex().Price(prev))
+	}
+	return prev
+}

@@ -90,7 +90,7 @@ func TestIndexBarsAreTheirMembers(t *testing.T) {
 				case len(mb) == 1:
 					t.Fatalf("%v lists on %v: pick another day", c, d) // its previous close is the issue price
 				}
-				p, b := mb[0].Close, mb[1]
+				p, b := refClose(exMaps(m, c), d, mb[0].Close), mb[1]
 				w := fs[c]
 				num += w * (b.Close - p)
 				numO += w * (b.Open - p)

@@ -44,11 +44,13 @@ func (m *Market) seriesOf(si int32, last int) *series {
 	return sr
 }
 
+// prevClose is day i's previous close: the close before, mapped on an
+// ex-date (exrights.go), or the issue price on a listing day.
 func (sr *series) prevClose(s *stock, i int) int32 {
 	if i == s.first {
 		return sr.prev0
 	}
-	return sr.closes[i-1-s.first]
+	return s.refOf(i, sr.closes[i-1-s.first])
 }
 
 // path generates the stock's session of day i into p.

@@ -120,6 +120,7 @@ func TestWarningSpellsCarryTheNameAndTheFivePercentRule(t *testing.T) {
 	atLimit, days := 0, 0
 	for _, s := range warned[:min(len(warned), 12)] {
 		w := s.life.warnings[0]
+		ev := exMaps(m, s.code)
 		bars := klines(t, m, s.code, market.Daily, w.from.AddDays(-20), min(w.to.AddDays(20), 20261231))
 		for k := 1; k < len(bars); k++ {
 			prev, b := bars[k-1], bars[k]
@@ -128,7 +129,7 @@ func TestWarningSpellsCarryTheNameAndTheFivePercentRule(t *testing.T) {
 				pct = 5
 				days++
 			}
-			lo, hi := limits(int32(math.Round(prev.Close*100)), pct)
+			lo, hi := limits(int32(math.Round(refClose(ev, b.Day, prev.Close)*100)), pct)
 			c := int32(math.Round(b.Close * 100))
 			if c < lo || c > hi || int32(math.Round(b.High*100)) > hi || int32(math.Round(b.Low*100)) < lo {
 				t.Fatalf("%v %v (limit %d %%): close %v high %v low %v outside %v..%v", s.code, b.Day, pct, b.Close, b.High, b.Low, lo, hi)

@@ -44,6 +44,9 @@ type Market struct {
 	ix indexBook // the stock indices, built on first use
 
 	rights rightsIssue // the one rights issue (actions.go)
+	exDays [][]dayEx   // each timeline day's price events, in code order (exrights.go)
+	ceil   []int32     // the first timeline index on or after each calendar day
+	e0     int64       // the first timeline day, as days since 1970
 
 	lhb lhbMemo // the dragon-tiger list of the last day asked (lhb.go)
 
@@ -120,6 +123,7 @@ func New(cfg Config, clock market.Clock) (*Market, error) {
 		m.shape[k] = v
 	}
 	m.rights = m.pickRights()
+	m.buildEx()
 	return m, nil
 }
 

@@ -106,16 +106,34 @@ func setParams(s *stock, spec industrySpec) {
 	if mul(s.fsF, float64(s.base)) > 5e12 { // float cap above 50 billion yuan
 		s.turn = mul(s.turn, 0.35)
 	}
+	valuation(s, &ns, finStyleOf(spec.style))
+}
+
+// valuation draws the stock's P/E, net margin and book value from its
+// industry style (a well-known stock keeps its own P/E and margin): its
+// earnings are price / P/E, its revenue earnings / margin (finance.go).
+// A loss-maker trades at 0.5-6 times its revenue, which sets its margin.
+func valuation(s *stock, ns *stream, fs finStyle) {
 	price := float64(s.base) / 100
-	var pe, pb float64
-	switch {
-	case spec.style == "bank":
-		pe, pb = ns.between(4, 7), ns.between(0.4, 0.8)
-	case s.st || ns.unit() < 0.14:
-		pe, pb = -ns.between(15, 250), ns.between(0.8, 6)
-	default:
-		pe, pb = ns.between(8, 80), ns.between(0.8, 7)
+	loss := s.st || ns.unit() < fs.loss
+	if s.pe == 0 {
+		if loss {
+			s.pe = -ns.between(15, 250)
+		} else {
+			s.pe = ns.between(fs.pe[0], fs.pe[1])
+		}
 	}
-	s.eps = price / pe
+	if s.net == 0 {
+		if s.pe < 0 {
+			s.net = -ns.between(0.5, 6) / -s.pe * 100
+		} else {
+			s.net = ns.between(fs.net[0], fs.net[1])
+		}
+	}
+	pb := ns.between(0.8, 6)
+	if s.pe > 0 {
+		pb = clampF(mul(s.pe, ns.between(fs.roe[0], fs.roe[1])/100), 0.3, 20)
+	}
+	s.eps = price / s.pe
 	s.bvps = price / pb
 }

@@ -18,7 +18,9 @@ import "mdqs/internal/market"
 // its base price, and runs forward for later days and backward for
 // earlier ones (the backward step picks the previous close from which the
 // day's close is within the limits). A stock listed after the anchor starts
-// at its issue price instead.
+// at its issue price instead. On an ex-date "prev" is the reference price
+// (除权参考价), the close before mapped by the day's event, and the pull's
+// base follows the share events (exrights.go).
 
 const (
 	minCents = 100    // 1.00 yuan
@@ -133,11 +135,12 @@ func (m *Market) idio(s *stock, d market.Day) float64 {
 	return x
 }
 
-// pull draws the price back toward the stock's base, with walls near the
-// ends of the price range.
-func pull(s *stock, c int32) float64 {
-	b, x := float64(s.base), float64(c)
-	p := -mul(pullRate, 2*(x-b)/(x+b))
+// pull draws the price back toward the walk's target (the base price,
+// carried across share events: exrights.go), with walls near the ends of
+// the price range.
+func pull(target float64, c int32) float64 {
+	x := float64(c)
+	p := -mul(pullRate, 2*(x-target)/(x+target))
 	switch {
 	case c < 200:
 		p += 0.01
@@ -147,25 +150,29 @@ func pull(s *stock, c int32) float64 {
 	return p
 }
 
-// stepFwd is the close of day d from the previous close; a suspended
-// day carries it.
-func stepFwd(s *stock, d market.Day, shock float64, prev int32) int32 {
+// stepFwd is the close of day d from its previous close (the reference
+// price on an ex-date); a suspended day carries it.
+func stepFwd(s *stock, d market.Day, shock float64, prev int32, target float64) int32 {
 	if s.haltedOn(d) {
 		return prev
 	}
-	r := clampF(shock+pull(s, prev), -0.3, 0.3)
+	r := clampF(shock+pull(target, prev), -0.3, 0.3)
 	cand := roundCents(float64(prev) * (1 + r))
 	lo, hi := limits(prev, s.limitOn(d))
-	return clampI32(cand, max(lo, minCents), min(hi, maxCents))
+	// The limits first: a reference price below a yuan (a dividend on a
+	// penny stock) moves inside its limits, up toward the range.
+	return clampI32(cand, min(max(lo, minCents), hi), max(min(hi, maxCents), lo))
 }
 
-// stepBack is the previous close from a day's close: the inverse move,
-// then the nearest previous close from which the close is within limits.
-func stepBack(s *stock, d market.Day, shock float64, c int32) int32 {
+// stepBack is day d's previous close (the reference price on an ex-date;
+// cumOf turns it into the close before) from the day's close: the inverse
+// move, then the nearest previous close from which the close is within
+// limits.
+func stepBack(s *stock, d market.Day, shock float64, c int32, target float64) int32 {
 	if s.haltedOn(d) {
 		return c
 	}
-	r := clampF(shock-pull(s, c), -0.3, 0.3)
+	r := clampF(shock-pull(target, c), -0.3, 0.3)
 	cand := roundCents(float64(c) / (1 + r))
 	pmin, pmax := predecessors(c, s.limitOn(d))
 	return clampI32(cand, max(pmin, minCents), min(pmax, maxCents))
@@ -192,14 +199,19 @@ func (m *Market) stockCloses(s *stock, last int) (prev0 int32, closes []int32) {
 		return 0, nil
 	}
 	closes = make([]int32, end-first+1)
-	step := func(i int, prev int32) int32 { d := m.days[i]; return stepFwd(s, d, m.shock(s, d), prev) }
+	step := func(i int, prev int32) int32 {
+		d := m.days[i]
+		return stepFwd(s, d, m.shock(s, d), s.refOf(i, prev), s.target(i))
+	}
 	if first <= anchor {
 		closes[anchor-first] = s.base
 		for i := anchor; i > first; i-- {
 			d := m.days[i]
-			closes[i-1-first] = stepBack(s, d, m.shock(s, d), closes[i-first])
+			c := closes[i-first]
+			closes[i-1-first] = s.cumOf(i, d, stepBack(s, d, m.shock(s, d), c, s.target(i)), c)
 		}
-		prev0 = stepBack(s, m.days[first], m.shock(s, m.days[first]), closes[0])
+		d := m.days[first]
+		prev0 = stepBack(s, d, m.shock(s, d), closes[0], s.target(first))
 		for i := anchor + 1; i <= end; i++ {
 			closes[i-first] = step(i, closes[i-1-first])
 		}

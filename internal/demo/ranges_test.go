@@ -28,9 +28,12 @@ func TestLimitRulesHoldOverTheWholeHistory(t *testing.T) {
 	for si := 0; si < len(m.u.stocks); si += 10 {
 		s := &m.u.stocks[si]
 		prev, closes := m.stockCloses(s, len(m.days)-1)
-		for _, c := range closes {
+		for k, c := range closes {
+			if k > 0 {
+				prev = s.refOf(s.first+k, prev) // the reference price on an ex-date
+			}
 			lo, hi := limits(prev, s.limit)
-			if c < lo || c > hi || c < minCents || c > maxCents {
+			if c < lo || c > hi || c < min(minCents, hi) || c > maxCents {
 				t.Fatalf("%v: close %d after %d breaks the %d %% limit or the price range", s.code, c, prev, s.limit)
 			}
 			prev = c
@@ -40,13 +43,15 @@ func TestLimitRulesHoldOverTheWholeHistory(t *testing.T) {
 	for _, c := range sample(m, 1009) {
 		limit := limitsOf(m, c)
 		bars := klines(t, m, c, market.Daily, 0, 0)
+		ev := exMaps(m, c)
+		prev := func(i int) float64 { return refClose(ev, bars[i].Day, bars[i-1].Close) }
 		for i := 1; i < len(bars); i++ {
-			checkLimits(t, c.String(), bars[i], bars[i-1].Close, limit)
+			checkLimits(t, c.String(), bars[i], prev(i), limit)
 		}
 		for _, i := range []int{1, len(bars) / 2, len(bars) - 1} {
 			d := bars[i].Day
 			for _, b := range klines(t, m, c, market.Min1, d, d) {
-				checkLimits(t, c.String()+" minute", b, bars[i-1].Close, limit)
+				checkLimits(t, c.String()+" minute", b, prev(i), limit)
 			}
 		}
 	}

@@ -84,6 +84,7 @@ func (m *Market) fwd(cur *uniState, fv []float64) *uniState {
 	n := len(m.u.stocks)
 	next := &uniState{idx: i, close: make([]int32, n), level: make([]float64, m.nBoards())}
 	prev := make([]int32, n)
+	ex := m.exCursor(i)
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
 		switch {
@@ -92,9 +93,9 @@ func (m *Market) fwd(cur *uniState, fv []float64) *uniState {
 		case s.first == i:
 			prev[si] = s.base // listed after the anchor: the issue price
 		default:
-			prev[si] = cur.close[si]
+			prev[si] = refWith(ex.at(si), cur.close[si])
 		}
-		next.close[si] = stepFwd(s, d, m.shockVec(s, d, fv), prev[si])
+		next.close[si] = stepFwd(s, d, m.shockVec(s, d, fv), prev[si], s.target(i))
 	}
 	pct := make([]float64, m.nBoards())
 	m.boardPct(prev, next.close, pct)
@@ -112,6 +113,7 @@ func (m *Market) back(cur *uniState, fv []float64) *uniState {
 	n := len(m.u.stocks)
 	before := &uniState{idx: i - 1, close: make([]int32, n), level: make([]float64, m.nBoards())}
 	prev := make([]int32, n)
+	ex := m.exCursor(i)
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
 		switch {
@@ -123,9 +125,12 @@ func (m *Market) back(cur *uniState, fv []float64) *uniState {
 			before.close[si] = s.base
 			continue
 		}
-		prev[si] = stepBack(s, d, m.shockVec(s, d, fv), cur.close[si])
+		c := cur.close[si]
+		prev[si] = stepBack(s, d, m.shockVec(s, d, fv), c, s.target(i))
 		if s.first < i {
-			before.close[si] = prev[si]
+			e := ex.at(si)
+			before.close[si] = s.cumWith(e, d, prev[si], c)
+			prev[si] = refWith(e, before.close[si])
 		}
 	}
 	pct := make([]float64, m.nBoards())
@@ -191,12 +196,13 @@ func (m *Market) state(i int) *uniState {
 func (m *Market) prevCloses(i int, cur, before *uniState) []int32 {
 	prev := make([]int32, len(m.u.stocks))
 	var fv []float64
+	ex := m.exCursor(i)
 	for si := range m.u.stocks {
 		s := &m.u.stocks[si]
 		switch {
 		case s.first > i || s.last < i:
 		case s.first < i:
-			prev[si] = before.close[si]
+			prev[si] = refWith(ex.at(si), before.close[si])
 		case i > m.anchor:
 			prev[si] = s.base
 		default:
@@ -204,7 +210,7 @@ func (m *Market) prevCloses(i int, cur, before *uniState) []int32 {
 				fv = make([]float64, m.nBoards()+1)
 				m.factorVec(m.days[i], fv)
 			}
-			prev[si] = stepBack(s, m.days[i], m.shockVec(s, m.days[i], fv), cur.close[si])
+			prev[si] = stepBack(s, m.days[i], m.shockVec(s, m.days[i], fv), cur.close[si], s.target(i))
 		}
 	}
 	return prev

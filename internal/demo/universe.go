@@ -50,8 +50,14 @@ type stock struct {
 	sigMin float64 // idiosyncratic one-minute volatility
 	jumpP  float64 // daily probability of a news jump
 	turn   float64 // typical daily turnover, percent of float
+	pe     float64 // price at the anchor over eps (negative: a loss)
+	net    float64 // net margin of 2026, percent of revenue (negative: a loss)
 	eps    float64 // yuan per share per year (negative: a loss)
 	bvps   float64 // book value per share
+
+	ex          []exEvent // price events by day (exrights.go; set by New)
+	shareEvents bool      // some of them change the share count
+	baseIdx     int       // the timeline index whose close is base (set by New)
 }
 
 // board is an industry or concept board.
@@ -102,7 +108,7 @@ func buildUniverse(cfg Config) (*universe, error) {
 		listed, _ := market.ParseDay(w.listed)
 		s := stock{code: c, name: w.name, lb: boardOf(c), ind: indIdx[w.industry], listed: listed, wk: true,
 			fs: int64(math.Round(w.float * 1e8)), total: int64(math.Round(w.total * 1e8)),
-			base: roundCents(mul(w.price, 100))}
+			base: roundCents(mul(w.price, 100)), pe: w.pe, net: w.net}
 		usedNames[w.name] = true
 		u.stocks = append(u.stocks, s)
 	}

@@ -49,7 +49,7 @@ const (
 	MinuteDays    = 5  // sessions of .lc1/.lc5 files
 	MinuteStocks  = 10 // members of the demo 沪深300 with minute files, and in the user block
 	stampName     = "mdqs-demo-terminal.txt"
-	formatVersion = 3 // 2: the gbbq, 3: spblock.dat; a folder of an older format is rewritten
+	formatVersion = 4 // 2: the gbbq, 3: spblock.dat, 4: prices that go ex on the gbbq (issue 32); a folder of an older format is rewritten
 	// staleTemp is how old a temporary folder of an interrupted write must
 	// be before a later write removes it: a concurrent write is younger.
 	staleTemp = 10 * time.Minute
