@@ -2,8 +2,11 @@ package demo
 
 import (
 	"math"
+	"math/big"
 	"slices"
+	"strconv"
 
+	"mdqs/internal/adjust"
 	"mdqs/internal/market"
 	"mdqs/internal/tdx"
 )
@@ -39,19 +42,45 @@ type exEvent struct {
 }
 
 func newExEvent(i int, f [4]float32) exEvent {
-	cash, price, bonus, rights := float64(f[0]), float64(f[1]), float64(f[2]), float64(f[3])
-	// As adjust.Event.Ex computes it, each product rounded on its own so
-	// that no platform fuses a multiply-add (rng.go).
+	// As adjust.Event.Ex computes it, from the values as written (0.55,
+	// not the float32's 0.550000011920929), each product rounded on its own
+	// so that no platform fuses a multiply-add (rng.go).
+	cash, price, bonus, rights := adjust.Written(float64(f[0])), adjust.Written(float64(f[1])), adjust.Written(float64(f[2])), adjust.Written(float64(f[3]))
 	m := (10 + bonus + rights) / 10
 	c := (cash - float64(price*rights)) / 10
 	return exEvent{i: i, f: f, m: m, a: 1 / m, b: -c / m}
 }
 
 // ref is the reference price, in cents, of the ex-date for a previous
-// close p (cents): adjust.Round of the map, never below a cent.
+// close p (cents), rounded half up as the exchanges round it and as
+// adjust rounds the map, never below a cent. A value the float map puts
+// within a hair of a half cent (10.36 − 0.055 = 10.305) is settled in
+// exact arithmetic on the written decimals, not by float noise.
 func (e *exEvent) ref(p int32) int32 {
-	x := float64(e.a*(float64(p)/100)) + e.b
-	return max(1, int32(math.Round(float64(x*100))))
+	x := float64(float64(e.a*(float64(p)/100))+e.b) * 100
+	n := math.Round(x)
+	if math.Abs(math.Abs(x-n)-0.5) < 1e-6 {
+		n = e.exactRef(p)
+	}
+	return max(1, int32(n))
+}
+
+// exactRef is ref in rationals: (10·p/100 − cash + price·rights) /
+// (10 + bonus + rights), in cents, halves up (a price is positive).
+func (e *exEvent) exactRef(p int32) float64 {
+	w := func(v float32) *big.Rat {
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(float64(v), 'g', -1, 32))
+		return r
+	}
+	cash, price, bonus, rights := w(e.f[0]), w(e.f[1]), w(e.f[2]), w(e.f[3])
+	num := new(big.Rat).SetFrac64(int64(p), 10) // 10·p/100 yuan
+	num.Sub(num, cash).Add(num, new(big.Rat).Mul(price, rights))
+	den := new(big.Rat).Add(big.NewRat(10, 1), bonus)
+	den.Add(den, rights)
+	cents := num.Quo(num, den).Mul(num, big.NewRat(100, 1))
+	half := cents.Add(cents, big.NewRat(1, 2))
+	q := new(big.Int).Quo(half.Num(), half.Denom())
+	return float64(q.Int64())
 }
 
 // exOn is the stock's price event on timeline day i, nil when none.

@@ -104,17 +104,28 @@ func StatusAt(b DayBar, pct int64, up, down float64) Status {
 // after the previous bar's day and on or before day, which need not be
 // trading days), as the exchanges publish the reference price
 // (除权除息参考价), rounded to the cent.
+//
+// The rounding is exact (adjust's schedule): a reference price on a half
+// cent of the written decimals goes up, as the exchanges round it, and
+// never down by float noise.
 func ExPrevClose(prev float64, prevDay, day market.Day, events []adjust.Event) float64 {
-	moved := false
+	var in []adjust.Event
 	for _, e := range events {
 		if e.Day > prevDay && e.Day <= day {
-			prev, moved = e.Ex().Price(prev), true
+			in = append(in, e)
 		}
 	}
-	if moved {
+	if len(in) == 0 {
+		return prev
+	}
+	s, err := adjust.Factors(in, adjust.QFQ, day)
+	if err != nil { // an event no map can use: the float map, as before
+		for _, e := range in {
+			prev = e.Ex().Price(prev)
+		}
 		return adjust.Round(prev)
 	}
-	return prev
+	return s.Price(prevDay, prev)
 }
 
 // Boards is the number of consecutive limit-up closes (连板) ending at

@@ -134,6 +134,15 @@ func TestChainMovesThePreviousCloseOnAnExDate(t *testing.T) {
 		t.Errorf("StatusOf the ex-date = %+v, want sealed at 20.90", s)
 	}
 	// 10 送 10: 20.00 → 10.00.
+	// Half cents, which the exchanges round up: 10.36 − 0.055 = 10.305 (0.55
+	// per 10 is stored as the float32 0.550000011920929, from which floats
+	// gave 10.30) and 37.94 − 0.155 = 37.785 (floats give 37.78 even from
+	// the written 1.55).
+	for _, c := range []struct{ close, cash, want float64 }{{10.36, 0.55, 10.31}, {37.94, 1.55, 37.79}} {
+		if got := ExPrevClose(c.close, 20200428, 20200429, []adjust.Event{{Day: 20200429, CashPer10: float64(float32(c.cash))}}); got != c.want {
+			t.Errorf("ExPrevClose(%v, %v per 10) = %v, want %v", c.close, c.cash, got, c.want)
+		}
+	}
 	if got := ExPrevClose(20, 20240919, 20240923, []adjust.Event{{Day: 20240923, BonusPer10: 10}}); got != 10 {
 		t.Errorf("ExPrevClose with 10送10 = %v, want 10", got)
 	}
