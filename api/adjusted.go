@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 
 	"mdqs/db"
 	"mdqs/internal/adjust"
@@ -67,8 +66,10 @@ func (s *Server) writeUpstreamAdjusted(w http.ResponseWriter, r *http.Request, k
 	return s.encodeKline(w, k, ser.Series, s.sourceLabel(ser.Source), head, nil)
 }
 
-// actionItem is one corporate action. Values keep the source's float32
-// digits; fields a category does not use are absent.
+// actionItem is one corporate action. Values are the decimals the
+// source's float32s stand for (tdx.Decimal32: 84.78, not the
+// 84.77999877929688 the float32 widens to); fields a category does not use
+// are absent.
 type actionItem struct {
 	Date     string             `json:"date"`
 	Category int                `json:"category"`
@@ -86,8 +87,7 @@ func actionItemOf(a db.Action) actionItem {
 	it := actionItem{Date: a.Day.String(), Category: a.Category, Name: cat.String(), Values: map[string]float64{}, Source: a.Source}
 	for i, name := range cat.Fields() {
 		if name != "" {
-			// The shortest float32 form: what the source stored.
-			it.Values[name], _ = strconv.ParseFloat(strconv.FormatFloat(a.F[i], 'f', -1, 32), 64)
+			it.Values[name] = a.F[i]
 		}
 	}
 	if ev := corpaction.PriceEvents([]db.Action{a}); len(ev) == 1 {

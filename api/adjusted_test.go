@@ -23,10 +23,11 @@ func str(p *string) string {
 	return *p
 }
 
-// xdxr is one price event as gbbq stores it (float32 values).
+// xdxr is one price event as the import stores a gbbq's: the decimals of
+// its float32 values.
 type xdxr struct {
 	day                                   market.Day
-	cash, rightsPrice, bonus, rightsPer10 float32
+	cash, rightsPrice, bonus, rightsPer10 float64
 }
 
 // The events of 600519.SH in these tests: a rights issue, a cash dividend,
@@ -48,7 +49,7 @@ func putTestActions(t testing.TB, h *harness) {
 	}
 	for _, e := range testEvents {
 		actions = append(actions, db.Action{Code: code, Day: e.day, Category: 1, Source: "tdx",
-			F: [4]float64{float64(e.cash), float64(e.rightsPrice), float64(e.bonus), float64(e.rightsPer10)}})
+			F: [4]float64{e.cash, e.rightsPrice, e.bonus, e.rightsPer10}})
 	}
 	if _, err := h.store.ReplaceActions(context.Background(), "tdx", actions); err != nil {
 		t.Fatal(err)
@@ -66,9 +67,9 @@ func qfqByHand(p float64, d, asOf market.Day) float64 {
 	v := dec(p, 64)
 	for _, e := range testEvents {
 		if d < e.day && e.day <= asOf {
-			m := new(big.Rat).Add(big.NewRat(10, 1), dec32(e.bonus))
-			m.Add(m, dec32(e.rightsPer10))
-			v.Mul(v, big.NewRat(10, 1)).Sub(v, dec32(e.cash)).Add(v, new(big.Rat).Mul(dec32(e.rightsPrice), dec32(e.rightsPer10))).Quo(v, m)
+			m := new(big.Rat).Add(big.NewRat(10, 1), decOf(e.bonus))
+			m.Add(m, decOf(e.rightsPer10))
+			v.Mul(v, big.NewRat(10, 1)).Sub(v, decOf(e.cash)).Add(v, new(big.Rat).Mul(decOf(e.rightsPrice), decOf(e.rightsPer10))).Quo(v, m)
 		}
 	}
 	return halfAway(v)
@@ -81,9 +82,9 @@ func hfqByHand(p float64, d market.Day) float64 {
 	for i := len(testEvents) - 1; i >= 0; i-- {
 		e := testEvents[i]
 		if e.day <= d {
-			m := new(big.Rat).Add(big.NewRat(10, 1), dec32(e.bonus))
-			m.Add(m, dec32(e.rightsPer10))
-			v.Mul(v, m).Add(v, dec32(e.cash)).Sub(v, new(big.Rat).Mul(dec32(e.rightsPrice), dec32(e.rightsPer10))).Quo(v, big.NewRat(10, 1))
+			m := new(big.Rat).Add(big.NewRat(10, 1), decOf(e.bonus))
+			m.Add(m, decOf(e.rightsPer10))
+			v.Mul(v, m).Add(v, decOf(e.cash)).Sub(v, new(big.Rat).Mul(decOf(e.rightsPrice), decOf(e.rightsPer10))).Quo(v, big.NewRat(10, 1))
 		}
 	}
 	return halfAway(v)
@@ -95,7 +96,9 @@ func dec(v float64, bits int) *big.Rat {
 	return r
 }
 
-func dec32(v float32) *big.Rat { return dec(float64(v), 32) }
+// decOf is an event value's decimal: the fixtures hold them as the import
+// stores the gbbq's float32s, their shortest decimals (1.58).
+func decOf(v float64) *big.Rat { return dec(v, 64) }
 
 // halfAway rounds v to the cent, halves away from zero.
 func halfAway(v *big.Rat) float64 {

@@ -66,13 +66,13 @@ func appendAdjustment(b []byte, a *corpaction.Adjustment, events []adjust.Event)
 		b = append(b, `{"date":"`...)
 		b = append(b, e.Day.String()...)
 		b = append(b, `","cash_per_10":`...)
-		b = appendFloat32(b, e.CashPer10)
+		b = market.AppendJSONFloat(b, e.CashPer10)
 		b = append(b, `,"bonus_per_10":`...)
-		b = appendFloat32(b, e.BonusPer10)
+		b = market.AppendJSONFloat(b, e.BonusPer10)
 		b = append(b, `,"rights_per_10":`...)
-		b = appendFloat32(b, e.RightsPer10)
+		b = market.AppendJSONFloat(b, e.RightsPer10)
 		b = append(b, `,"rights_price":`...)
-		b = appendFloat32(b, e.RightsPrice)
+		b = market.AppendJSONFloat(b, e.RightsPrice)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -206,11 +206,4 @@ func appendRows(b []byte, rs rowSet) []byte {
 		prev = bar.Close
 	}
 	return append(b, ']')
-}
-
-// appendFloat32 writes a value the source stored as float32 (gbbq's) by
-// its shortest float32 form: 1.58, not the 1.5800000429153442 it widens to.
-// The adjustment itself uses the widened value, as the terminal does.
-func appendFloat32(b []byte, v float64) []byte {
-	return strconv.AppendFloat(b, v, 'f', -1, 32)
 }

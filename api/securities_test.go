@@ -83,8 +83,9 @@ func TestSecuritiesCarryTheSharesOfTheirDay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	share := func(day market.Day, f1, f2, f3, f4 float32) db.Action {
-		return db.Action{Code: c("300750.SZ"), Day: day, Category: 5, F: [4]float64{float64(f1), float64(f2), float64(f3), float64(f4)}}
+	// The counts as the import stores the gbbq's float32s: their decimals.
+	share := func(day market.Day, f1, f2, f3, f4 float64) db.Action {
+		return db.Action{Code: c("300750.SZ"), Day: day, Category: 5, F: [4]float64{f1, f2, f3, f4}}
 	}
 	if _, err := h.store.ReplaceActions(ctx, "tdx", []db.Action{
 		share(20180611, 0, 0, 21724.373, 217243.7),

@@ -17,7 +17,7 @@ type Action struct {
 	Code     market.Code
 	Day      market.Day
 	Category int
-	F        [4]float64 // the four values as stored (float32 widened exactly, never rounded)
+	F        [4]float64 // the four values: the decimals of the gbbq's float32s (tdx.Decimal32), never rounded
 	Source   string     // "tdx" (a terminal's gbbq) or "demo"
 }
 

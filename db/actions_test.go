@@ -13,10 +13,11 @@ import (
 	"mdqs/db"
 	"mdqs/db/dbtest"
 	"mdqs/internal/market"
+	"mdqs/internal/tdx"
 )
 
-// w is a float32 value widened, as a gbbq's values reach the store.
-func w(v float32) float64 { return float64(v) }
+// w is a gbbq's float32 as it reaches the store: its shortest decimal.
+func w(v float32) float64 { return tdx.Decimal32(v) }
 
 func act(code string, day market.Day, category int, f1, f2, f3, f4 float32) db.Action {
 	return db.Action{Code: market.MustCode(code), Day: day, Category: category, F: [4]float64{w(f1), w(f2), w(f3), w(f4)}}
@@ -92,9 +93,10 @@ func TestReplaceActionsStoresAFileWhole(t *testing.T) {
 	if got, want := actionsOf(t, s, "600519.SH"), withSource(all[:3], "tdx"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Actions(600519.SH) = %+v, want %+v", got, want)
 	}
-	// The values come back as the float32s they were, not rounded.
-	if got := actionsOf(t, s, "600519.SH")[0].F[0]; got != 43.7400016784668 {
-		t.Errorf("43.74 as float32 came back as %v", got)
+	// The values come back as they were stored: 43.74, the decimal of the
+	// file's float32 (43.7400016784668), not rounded further.
+	if got := actionsOf(t, s, "600519.SH")[0].F[0]; got != 43.74 {
+		t.Errorf("43.74 came back as %v", got)
 	}
 	if got, want := actionsOf(t, s, "300750.SZ"), withSource(all[5:], "tdx"); !reflect.DeepEqual(got, want) {
 		t.Errorf("two records on one (day, category) = %+v, want both in file order %+v", got, want)

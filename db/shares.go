@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strconv"
 
 	"mdqs/internal/market"
 )
@@ -149,13 +148,7 @@ func SharesAt(history []Shares, day market.Day) (Shares, bool) {
 }
 
 // sharesOf turns a stored count of 10,000 shares into shares. The gbbq
-// holds a float32, whose widened value is off the decimal the terminal
-// shows (21724.373 is 21724.373046875): the float32's shortest decimal is
-// the count it means, to its seven significant digits.
-func sharesOf(v float64) int64 {
-	d, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', -1, 32), 64)
-	if err != nil {
-		d = v
-	}
-	return int64(math.Round(d * 1e4))
-}
+// holds a float32, which the import stores as its shortest decimal
+// (21724.373, never the 21724.373046875 it widens to): the count it means,
+// to its seven significant digits.
+func sharesOf(v float64) int64 { return int64(math.Round(v * 1e4)) }

@@ -46,9 +46,10 @@ func ParseMode(s string) (Mode, error) {
 
 // Event is one ex-rights/ex-dividend event (除权除息; gbbq category 1), with
 // the values as the terminal stores them: per 10 shares, except the rights
-// price. Pass float32 values widened exactly, or the decimals they were
-// written as, never rounded to the cent: either way each value counts as
-// the decimal it was written as (Written), 1.58 and not 1.58000004.
+// price. Pass the decimals the gbbq's float32s stand for (tdx.Decimal32,
+// as the terminal's import stores them) or float32 values widened
+// exactly, never rounded to the cent: either way each value counts as the
+// decimal it was written as (Written), 1.58 and not 1.58000004.
 type Event struct {
 	Day         market.Day // ex-date; need not be a trading day
 	CashPer10   float64    // 分红: cash dividend, yuan per 10 shares
@@ -73,9 +74,22 @@ func (e Event) mc() (m, c float64) {
 }
 
 // storedMC is mc from the values as stored, float32 noise and all: what
-// the ratio method's providers were reproduced with (ratio.go).
+// the ratio method's providers were reproduced with (ratio.go). A value
+// given as its decimal (tdx.Decimal32, as the terminal's import reads it)
+// is the same float32 again.
 func (e Event) storedMC() (m, c float64) {
-	return (10 + e.BonusPer10 + e.RightsPer10) / 10, (e.CashPer10 - e.RightsPrice*e.RightsPer10) / 10
+	cash, price, bonus, rights := stored32(e.CashPer10), stored32(e.RightsPrice), stored32(e.BonusPer10), stored32(e.RightsPer10)
+	return (10 + bonus + rights) / 10, (cash - price*rights) / 10
+}
+
+// stored32 is v as the gbbq stores it, a float32 widened: the same for a
+// value given so, and for its decimal (1.58 is 1.5800000429153442).
+// Values beyond float32's range stay as they are.
+func stored32(v float64) float64 {
+	if f := float64(float32(v)); !math.IsInf(f, 0) || math.IsInf(v, 0) {
+		return f
+	}
+	return v
 }
 
 func (e Event) check() error {

@@ -42,7 +42,8 @@
 // # Rounding (§4.4)
 //
 // Each event value counts as the decimal it was written as (Written): gbbq
-// stores float32, so 1.45 per 10 is 1.45000005 in the file, and taken as
+// stores float32, so 1.45 per 10 is 1.45000005 in the file (the terminal's
+// import reads it as 1.45 already: tdx.Decimal32), and taken as
 // stored it would put 9.49 − 0.145 = 9.345 a hair below its midpoint and
 // round it to 9.34. Only the output price is rounded, to 0.01, halves away
 // from zero, and the rounding is exact: A and B are float64 and decide

@@ -22,7 +22,7 @@ var gbbqEvents = sync.OnceValues(func() ([]tdx.GBBQEvent, error) {
 })
 
 // eventsOf converts the gbbq's category-1 records of code, as a service
-// does: float32 values widened exactly.
+// does: each float32 value as its shortest decimal (tdx.Decimal32).
 func eventsOf(t testing.TB, code string) []adjust.Event {
 	t.Helper()
 	out := bundled(t, code)
@@ -59,8 +59,8 @@ func withExtra(t testing.TB, code string, events []adjust.Event, revised bool) [
 		if r["code"]+"."+map[string]string{"0": "SZ", "1": "SH"}[r["market"]] != code || r["category"] != "1" {
 			continue
 		}
-		// The values are decimal transcriptions of float32 fields: store
-		// them as float32 too, as the terminal would.
+		// The values are decimal transcriptions of float32 fields: read
+		// them as the decoder reads the terminal's (f32).
 		e := adjust.Event{Day: day(t, r["date"]), CashPer10: f32(t, r["fenhong"]), RightsPrice: f32(t, r["peigujia"]),
 			BonusPer10: f32(t, r["songzhuangu"]), RightsPer10: f32(t, r["peigu"])}
 		if !strings.HasPrefix(r["note"], "REVISION") {
@@ -152,13 +152,15 @@ func num(t testing.TB, s string) float64 {
 	return v
 }
 
+// f32 is a value the terminal would store as float32, as tdx decodes it:
+// the float32's shortest decimal.
 func f32(t testing.TB, s string) float64 {
 	t.Helper()
 	v, err := strconv.ParseFloat(s, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return float64(float32(v))
+	return tdx.Decimal32(float32(v))
 }
 
 func factors(t testing.TB, events []adjust.Event, mode adjust.Mode, anchor market.Day) adjust.Schedule {

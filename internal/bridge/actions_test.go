@@ -74,7 +74,7 @@ func TestRefreshImportsTheGBBQ(t *testing.T) {
 	}
 	got := storedActions(t, store, "600519.SH")
 	if len(got) != 3 || got[0].Day != 20150717 || got[0].Category != 1 || got[0].Source != bridge.Source ||
-		got[0].F != [4]float64{float64(float32(43.74)), 0, 1, 0} {
+		got[0].F != [4]float64{43.74, 0, 1, 0} { // the file's float32 43.7400016784668 is the decimal 43.74
 		t.Fatalf("600519.SH's actions = %+v", got)
 	}
 	if got := storedActions(t, store, "000001.SZ"); len(got) != 3 || got[1].Category != 5 || got[2].Day != 20261126 {
@@ -132,7 +132,7 @@ func TestRefreshImportsTheGBBQ(t *testing.T) {
 	if err != nil || sixth.Actions != 6 || sixth.ActionCodesChanged != 1 || len(sixth.Problems) != 0 {
 		t.Fatalf("refresh of the repaired file = %+v, %v", sixth, err)
 	}
-	if got := storedActions(t, store, "600519.SH"); got[2].F[0] != float64(float32(276.24)) {
+	if got := storedActions(t, store, "600519.SH"); got[2].F[0] != 276.24 {
 		t.Fatalf("dividend after the repair = %+v", got[2])
 	}
 }

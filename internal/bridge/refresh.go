@@ -390,7 +390,7 @@ func (s *Service) importActions(ctx context.Context, f tdx.File, rep *Report) (d
 	actions := make([]db.Action, len(events))
 	for i, e := range events {
 		actions[i] = db.Action{Code: e.Code, Day: e.Day, Category: int(e.Category),
-			F: [4]float64{float64(e.F[0]), float64(e.F[1]), float64(e.F[2]), float64(e.F[3])}, Source: source}
+			F: e.F, Source: source}
 	}
 	ch, werr := s.store.ReplaceActions(ctx, source, actions)
 	if werr != nil {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -19,8 +18,7 @@ import (
 
 // floatOn is the float shares a real gbbq's records state in force on day,
 // read from the file itself: the "after" float of the last share record of
-// code dated by then, in shares (0: none), its float32 read as the decimal
-// the terminal shows.
+// code dated by then, in shares (0: none).
 func floatOn(t *testing.T, events []tdx.GBBQEvent, code market.Code, day market.Day) float64 {
 	t.Helper()
 	out := 0.0
@@ -30,11 +28,7 @@ func floatOn(t *testing.T, events []tdx.GBBQEvent, code market.Code, day market.
 		}
 		switch e.Category {
 		case tdx.BonusListing, tdx.LockedListing, tdx.ShareChange, tdx.Buyback, tdx.PlacementListing, tdx.RightsListing, tdx.ConvertibleListing:
-			v, err := strconv.ParseFloat(strconv.FormatFloat(float64(e.F[2]), 'g', -1, 32), 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = math.Round(v * 1e4)
+			out = math.Round(e.F[2] * 1e4)
 		}
 	}
 	return out

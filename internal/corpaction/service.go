@@ -265,7 +265,7 @@ func asGBBQ(actions []db.Action) []tdx.GBBQEvent {
 	out := make([]tdx.GBBQEvent, len(actions))
 	for i, a := range actions {
 		out[i] = tdx.GBBQEvent{Code: a.Code, Day: a.Day, Category: tdx.GBBQCategory(a.Category),
-			F: [4]float32{float32(a.F[0]), float32(a.F[1]), float32(a.F[2]), float32(a.F[3])}}
+			F: a.F}
 	}
 	return out
 }

@@ -92,7 +92,7 @@ func (m *Market) ActionsAsOf(code market.Code, asOf market.Day) []tdx.GBBQEvent 
 	var out []tdx.GBBQEvent
 	if s.listed >= m.days[0] && s.listed <= last {
 		out = append(out, tdx.GBBQEvent{Code: s.code, Day: s.listed, Category: tdx.ShareChange,
-			F: [4]float32{0, 0, float32(float64(s.fs) / 1e4), float32(float64(s.total) / 1e4)}})
+			F: [4]float64{0, 0, stored(float64(s.fs) / 1e4), stored(float64(s.total) / 1e4)}})
 	}
 	for k := range s.ex {
 		if d := m.days[s.ex[k].i]; d <= last {
@@ -107,3 +107,8 @@ func (m *Market) ActionsAsOf(code market.Code, asOf market.Day) []tdx.GBBQEvent 
 	})
 	return out
 }
+
+// stored is x as a gbbq holds it: a float32, read back as its shortest
+// decimal (tdx.Decimal32), so the events equal those decoded from the
+// demo terminal's file. A share count of 123456.7891 万股 is 123456.79.
+func stored(x float64) float64 { return tdx.Decimal32(float32(x)) }

@@ -37,7 +37,7 @@ func TestActionsAreAPlausibleGBBQ(t *testing.T) {
 			}
 			switch e.Category {
 			case tdx.ShareChange:
-				if e.Day != s.Listed || e.F[0] != 0 || e.F[1] != 0 || e.F[3] != float32(float64(s.TotalShares)/1e4) {
+				if e.Day != s.Listed || e.F[0] != 0 || e.F[1] != 0 || e.F[3] != tdx.Decimal32(float32(float64(s.TotalShares)/1e4)) {
 					t.Errorf("%v listing record %v, listed %v", s.Code, e, s.Listed)
 				}
 				if day, ok := tdx.ListingDay(ev, s.Code); !ok || day != s.Listed {

@@ -308,7 +308,12 @@ func (m *Market) exEvents(si int32, y0 int, jan5 []int64) []exEvent {
 	return out
 }
 
-// gbbqEvent is the event as a gbbq record of code.
+// gbbqEvent is the event as a gbbq record of code, its values as the
+// decoder reads the file's float32s (tdx.Decimal32).
 func (e *exEvent) gbbqEvent(code market.Code, day market.Day) tdx.GBBQEvent {
-	return tdx.GBBQEvent{Code: code, Day: day, Category: tdx.Dividend, F: e.f}
+	var f [4]float64
+	for i, v := range e.f {
+		f[i] = tdx.Decimal32(v)
+	}
+	return tdx.GBBQEvent{Code: code, Day: day, Category: tdx.Dividend, F: f}
 }

@@ -42,10 +42,11 @@ func write(t testing.TB, m *demo.Market, dir string, days int) Stats {
 }
 
 // float32 is what the files keep of an amount.
-func f32(x float64) float64 { return float64(float32(x)) }
+func f32(x float64) float64 { return tdx.Decimal32(float32(x)) }
 
 // Every file the writer makes decodes with the tdx package to what the
-// demo market says: bars (amounts to float32, as the format holds them),
+// demo market says: bars (amounts to float32, as the format holds them, read
+// back as their decimals),
 // names, industries, concepts, index constituents and user blocks.
 func TestWrittenFolderDecodesToTheDemoMarket(t *testing.T) {
 	m, _ := newDemo(t, small(), monday)

@@ -44,7 +44,7 @@ func newPastFixture(t *testing.T) *pastFixture {
 	for _, s := range dm.Stocks() {
 		for _, e := range dm.Actions(s.Code) {
 			actions = append(actions, db.Action{Code: e.Code, Day: e.Day, Category: int(e.Category),
-				F: [4]float64{float64(e.F[0]), float64(e.F[1]), float64(e.F[2]), float64(e.F[3])}, Source: "demo"})
+				F: e.F, Source: "demo"})
 		}
 	}
 	if _, err := store.ReplaceActions(context.Background(), "demo", actions); err != nil {

@@ -55,7 +55,7 @@ func (r DayRecord) bar(s Scale) market.Bar {
 		Low:           float64(r.Low) / s.PriceDiv,
 		Close:         float64(r.Close) / s.PriceDiv,
 		Volume:        int64(r.Volume) * s.VolumeMul,
-		Amount:        float64(r.Amount),
+		Amount:        Decimal32(r.Amount),
 		TurnoverRate:  market.Unknown(),
 		LargeOrderNet: market.Unknown(),
 	}
@@ -212,7 +212,7 @@ func (d *dayDecoder) decode(dst []market.Bar, b []byte, off int64, bad func(at i
 			Low:           float64(l) / div,
 			Close:         float64(c) / div,
 			Volume:        int64(vol) * mul,
-			Amount:        float64(amount),
+			Amount:        Decimal32(amount),
 			TurnoverRate:  market.Unknown(),
 			LargeOrderNet: market.Unknown(),
 		})

@@ -496,7 +496,8 @@ func TestDayScalingGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := bf.Bars[0]
-		if b.Close != tc.close || b.Volume != tc.volume || b.Amount != 390803328 {
+		// The float32 390803328 holds 3.9080333e8: eight digits, not nine.
+		if b.Close != tc.close || b.Volume != tc.volume || b.Amount != 390803330 {
 			t.Errorf("%s: close %v volume %d amount %v, want %v %d", tc.file, b.Close, b.Volume, b.Amount, tc.close, tc.volume)
 		}
 	}

@@ -145,19 +145,20 @@ func (c GBBQCategory) Fields() [4]string {
 	return [4]string{}
 }
 
-// GBBQEvent is one decrypted gbbq record. F holds the four float32 values as
-// stored; what they mean depends on Category (Fields, XDXR, Shares). They are
-// kept unrounded: cash amounts carry float32 noise (1.58 is 1.58000004) and
-// some have more than two decimals (2.20128 per 10), and the terminal's
-// adjusted prices are reproduced from the stored values (adjust.md §1.2).
+// GBBQEvent is one decrypted gbbq record. F holds the four values the
+// record stores as float32, each as its shortest decimal (Decimal32): 1.58
+// per 10, which the file holds as 1.58000004, and 2.20128, never rounded to
+// the cent (adjust.md §1.2). What they mean depends on Category (Fields,
+// XDXR, Shares). A value written back (AppendGBBQRecord) is the same
+// float32.
 type GBBQEvent struct {
 	Code     market.Code
 	Day      market.Day // the ex-date, or the day of the share change
 	Category GBBQCategory
-	F        [4]float32
+	F        [4]float64
 }
 
-// XDXR is a 除权除息 record's values, widened exactly to float64.
+// XDXR is a 除权除息 record's values.
 type XDXR struct {
 	CashPer10   float64 // 分红: cash dividend, yuan per 10 shares
 	RightsPrice float64 // 配股价: rights issue price, yuan per share
@@ -171,7 +172,7 @@ func (e GBBQEvent) XDXR() (x XDXR, ok bool) {
 	if e.Category != Dividend {
 		return XDXR{}, false
 	}
-	return XDXR{float64(e.F[0]), float64(e.F[1]), float64(e.F[2]), float64(e.F[3])}, true
+	return XDXR{e.F[0], e.F[1], e.F[2], e.F[3]}, true
 }
 
 // ShareCounts are the share capital before and after a change, in units of
@@ -186,7 +187,7 @@ func (e GBBQEvent) Shares() (s ShareCounts, ok bool) {
 	if e.Category.Fields()[0] != "float_before" {
 		return ShareCounts{}, false
 	}
-	return ShareCounts{float64(e.F[0]), float64(e.F[1]), float64(e.F[2]), float64(e.F[3])}, true
+	return ShareCounts{e.F[0], e.F[1], e.F[2], e.F[3]}, true
 }
 
 // ListingDay is the day of code's listing record, when events (a gbbq's
@@ -353,14 +354,11 @@ func decodeGBBQRecord(key *gbbqKey, rec []byte) (GBBQEvent, string) {
 		if !(v >= 0) || math.IsInf(float64(v), 0) {
 			return GBBQEvent{}, "value " + strconv.Itoa(i+1) + " is " + strconv.FormatFloat(float64(v), 'g', -1, 32)
 		}
-		e.F[i] = v
+		e.F[i] = Decimal32(v)
 	}
-	// NaN and negatives are gone, so this only catches shares per 10 so
-	// large that float32 addition overflowed; kept as the rule a price
-	// adjuster relies on.
-	if e.Category == Dividend && !(10+float64(e.F[2])+float64(e.F[3]) > 0) {
-		return GBBQEvent{}, "bonus and rights shares make no valid price divisor"
-	}
+	// NaN, infinities and negatives are gone, and float64 cannot overflow
+	// adding two float32s: every dividend record leaves a price divisor
+	// 10 + bonus + rights above zero.
 	return e, ""
 }
 
@@ -403,7 +401,7 @@ func AppendGBBQRecord(b []byte, e GBBQEvent) []byte {
 	le.PutUint32(rec[8:], uint32(e.Day))
 	rec[12] = byte(e.Category)
 	for i, v := range e.F {
-		le.PutUint32(rec[13+4*i:], math.Float32bits(v))
+		le.PutUint32(rec[13+4*i:], math.Float32bits(float32(v)))
 	}
 	key := loadGBBQKey()
 	for i := 0; i < gbbqCipherSize; i += 8 {

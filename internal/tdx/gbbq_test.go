@@ -194,7 +194,7 @@ func TestGBBQAccessors(t *testing.T) {
 	if x != (XDXR{RightsPrice: 22, RightsPer10: 3}) {
 		t.Errorf("000651 19980421: %+v, want a rights issue of 3 per 10 at 22", x)
 	}
-	if s.FloatBefore != 0 || s.TotalBefore != 0 || s.FloatAfter != float64(float32(21724.373)) || s.TotalAfter != float64(float32(217243.7)) {
+	if s.FloatBefore != 0 || s.TotalBefore != 0 || s.FloatAfter != 21724.373 || s.TotalAfter != 217243.7 {
 		t.Errorf("300750 listing: %+v", s)
 	}
 	if got := Dividend.Fields(); got != [4]string{"cash_per_10", "rights_price", "bonus_per_10", "rights_per_10"} {
@@ -203,11 +203,26 @@ func TestGBBQAccessors(t *testing.T) {
 	if Dividend.String() != "除权除息" || Split.String() != "扩缩股" || GBBQCategory(15).String() != "category 15" {
 		t.Error("category names")
 	}
-	// Float32 noise is kept: 000002's 2020 cash is 10.166131, not 10.17.
+	// Values are the float32's decimals, never rounded to the cent:
+	// 000002's 2020 cash is 10.166131, not 10.17, and 000001's 2017 cash
+	// 1.58, not the 1.5800000429153442 the float32 widens to.
+	seen := 0
 	for _, e := range events {
-		if e.Code.Symbol == "000002" && e.Day == 20200814 && e.Category == Dividend && e.F[0] != float32(10.166131) {
-			t.Errorf("000002 20200814 cash %v", e.F[0])
+		switch {
+		case e.Code.Symbol == "000002" && e.Day == 20200814 && e.Category == Dividend:
+			seen++
+			if e.F[0] != 10.166131 {
+				t.Errorf("000002 20200814 cash %v, want 10.166131", e.F[0])
+			}
+		case e.Code == market.MustCode("000001.SZ") && e.Day == 20170721 && e.Category == Dividend:
+			seen++
+			if e.F[0] != 1.58 {
+				t.Errorf("000001 20170616 cash %v, want 1.58", e.F[0])
+			}
 		}
+	}
+	if seen != 2 {
+		t.Errorf("found %d of the two dividends", seen)
 	}
 	for _, tt := range []struct {
 		code string
@@ -267,7 +282,7 @@ func gbbqFile(events ...GBBQEvent) []byte {
 }
 
 func goodGBBQ(d market.Day) GBBQEvent {
-	return GBBQEvent{Code: market.MustCode("600519.SH"), Day: d, Category: Dividend, F: [4]float32{43.74, 0, 1, 0}}
+	return GBBQEvent{Code: market.MustCode("600519.SH"), Day: d, Category: Dividend, F: [4]float64{43.74, 0, 1, 0}}
 }
 
 func TestGBBQBadInput(t *testing.T) {
@@ -303,9 +318,9 @@ func TestGBBQBadInput(t *testing.T) {
 		{"bad code", bad(func(e *GBBQEvent) { e.Code.Symbol = "6005A9" }), 2, []string{`offset 33: code "6005A9\x00" is not six digits and a NUL`}, true},
 		{"bad date", bad(func(e *GBBQEvent) { e.Day = 20170230 }), 2, []string{"offset 33: invalid date 20170230"}, true},
 		{"category 0", bad(func(e *GBBQEvent) { e.Category = 0 }), 2, []string{"offset 33: category 0"}, true},
-		{"NaN", bad(func(e *GBBQEvent) { e.F[0] = float32(math.NaN()) }), 2, []string{"offset 33: value 1 is NaN"}, true},
+		{"NaN", bad(func(e *GBBQEvent) { e.F[0] = math.NaN() }), 2, []string{"offset 33: value 1 is NaN"}, true},
 		{"negative", bad(func(e *GBBQEvent) { e.F[3] = -1 }), 2, []string{"offset 33: value 4 is -1"}, true},
-		{"infinite", bad(func(e *GBBQEvent) { e.F[2] = float32(math.Inf(1)) }), 2, []string{"offset 33: value 3 is +Inf"}, true},
+		{"infinite", bad(func(e *GBBQEvent) { e.F[2] = math.Inf(1) }), 2, []string{"offset 33: value 3 is +Inf"}, true},
 		{"unknown category kept", bad(func(e *GBBQEvent) { e.Category = 15 }), 3, nil, true},
 	}
 	for _, tc := range tests {

@@ -126,7 +126,7 @@ func (m *minuteDecoder) decode(b []byte) (market.Bar, string) {
 	if unordered(o, h, l, c) && !m.counts {
 		return market.Bar{}, "prices outside the low..high range"
 	}
-	amount := float64(math.Float32frombits(le.Uint32(b[20:])))
+	amount := Decimal32(math.Float32frombits(le.Uint32(b[20:])))
 	if !(amount >= 0) || math.IsInf(amount, 0) {
 		return market.Bar{}, "invalid amount"
 	}
@@ -219,7 +219,7 @@ func (m *minuteDecoder) decodeAll(dst []market.Bar, b []byte, off int64, bad fun
 	for i := 0; i+BarRecordSize <= len(b); i += BarRecordSize {
 		rec := b[i : i+BarRecordSize : i+BarRecordSize]
 		t := int32(le.Uint16(rec[2:]))
-		amount := float64(math.Float32frombits(le.Uint32(rec[20:])))
+		amount := math.Float32frombits(le.Uint32(rec[20:]))
 		vol := int64(int32(le.Uint32(rec[24:])))
 		if old {
 			vol = int64(le.Uint32(rec[24:]))
@@ -249,7 +249,7 @@ func (m *minuteDecoder) decodeAll(dst []market.Bar, b []byte, off int64, bad fun
 			Low:           l,
 			Close:         c,
 			Volume:        vol * mul,
-			Amount:        amount,
+			Amount:        Decimal32(amount),
 			TurnoverRate:  market.Unknown(),
 			LargeOrderNet: market.Unknown(),
 		})

@@ -211,7 +211,7 @@ func fakeTerminal(t *testing.T) string {
 		return WriteTNF(b, TNFHeader{}, TNF360, []Security{{Code: market.MustCode("920001.BJ"), Name: "北交甲"}})
 	})
 	writeTo(j("t0002", "HQ_CACHE", "GBBQ"), func(b *bytes.Buffer) error {
-		return WriteGBBQ(b, []GBBQEvent{{Code: market.MustCode("600000.SH"), Day: 20220715, Category: Dividend, F: [4]float32{3.8}}})
+		return WriteGBBQ(b, []GBBQEvent{{Code: market.MustCode("600000.SH"), Day: 20220715, Category: Dividend, F: [4]float64{3.8}}})
 	})
 	writeTo(j("t0002", "BlockNew", "BLOCKNEW.CFG"), func(b *bytes.Buffer) error {
 		return WriteBlockNewCfg(b, []UserBlock{{Name: "我的", Stem: "WD"}})

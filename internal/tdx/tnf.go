@@ -164,7 +164,7 @@ func decodeSecurity(g gbkText, rec []byte, layout TNFLayout, ex market.Exchange)
 	if layout == TNF314 {
 		le := binary.LittleEndian
 		s.Decimals = int(le.Uint16(rec[72:]))
-		s.LotSize = float64(math.Float32frombits(le.Uint32(rec[74:])))
+		s.LotSize = Decimal32(math.Float32frombits(le.Uint32(rec[74:])))
 		pc := float64(math.Float32frombits(le.Uint32(rec[276:])))
 		if s.Decimals < 0 || s.Decimals > 6 || !(s.LotSize >= 0) || math.IsInf(s.LotSize, 0) {
 			return Security{}, fmt.Sprintf("code %s: decimals %d / lot size %g out of range", code, s.Decimals, s.LotSize)

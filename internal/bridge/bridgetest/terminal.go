@@ -59,12 +59,12 @@ var Base = []tdx.BaseRecord{
 // day, and a dividend of 000001.SZ announced for after Days, as a real
 // file holds ex-dates a few days ahead.
 var GBBQ = []tdx.GBBQEvent{
-	{Code: market.MustCode("600519.SH"), Day: 20150717, Category: tdx.Dividend, F: [4]float32{43.74, 0, 1, 0}},
-	{Code: market.MustCode("600519.SH"), Day: 20240619, Category: tdx.Dividend, F: [4]float32{308.76, 0, 0, 0}},
-	{Code: market.MustCode("600519.SH"), Day: 20250626, Category: tdx.Dividend, F: [4]float32{276.24, 0, 0, 0}},
-	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.Dividend, F: [4]float32{0, 8, 0, 3}},
-	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.ShareChange, F: [4]float32{105200, 155800, 136760, 202540}},
-	{Code: market.MustCode("000001.SZ"), Day: 20261126, Category: tdx.Dividend, F: [4]float32{2.36, 0, 0, 0}},
+	{Code: market.MustCode("600519.SH"), Day: 20150717, Category: tdx.Dividend, F: [4]float64{43.74, 0, 1, 0}},
+	{Code: market.MustCode("600519.SH"), Day: 20240619, Category: tdx.Dividend, F: [4]float64{308.76, 0, 0, 0}},
+	{Code: market.MustCode("600519.SH"), Day: 20250626, Category: tdx.Dividend, F: [4]float64{276.24, 0, 0, 0}},
+	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.Dividend, F: [4]float64{0, 8, 0, 3}},
+	{Code: market.MustCode("000001.SZ"), Day: 20001106, Category: tdx.ShareChange, F: [4]float64{105200, 155800, 136760, 202540}},
+	{Code: market.MustCode("000001.SZ"), Day: 20261126, Category: tdx.Dividend, F: [4]float64{2.36, 0, 0, 0}},
 }
 
 // Write builds the folder under dir: daily bars of 600519.SH, 000001.SZ and
