@@ -120,6 +120,11 @@ func (bf *BarFile) settle(notAfter market.Day, dayFile func() (File, bool)) erro
 			bf.Flagged = append(bf.Flagged, f)
 		}
 	}
+	if s.Type == market.TypeRepo {
+		if odd := repoVolumes(bf.Bars); odd > 0 {
+			bf.Flagged = append(bf.Flagged, Flag{Reason: "repo volumes whose amount ÷ volume is neither 1,000 nor 10,000 yuan a lot, kept in lots of 10 pieces", Records: odd})
+		}
+	}
 	if bf.Kind == KindDay || !s.minutesUseDay() || len(bf.Bars) == 0 {
 		return nil
 	}

@@ -55,10 +55,11 @@
 // (price per 100 yuan face, repo an annual rate in percent) with volume in
 // lots of 10 pieces; SH 751xxx ÷100 in lots of 10; indices and the
 // terminal's 880/881 block and statistic indices ÷100 with volume in lots of
-// 100. Volumes are widened to shares (bonds: pieces) because
+// 100. Volumes are widened to shares (bonds and repo: pieces) because
 // market.Bar.Volume is never in lots. Minute-file float prices are rounded
-// to the type's decimals. Bars carry their close instant: minute bars their
-// end minute, daily bars 15:00 Asia/Shanghai.
+// to the type's decimals; every other float32 (amounts, gbbq values) is
+// read as its shortest decimal (Decimal32). Bars carry their close
+// instant: minute bars their end minute, daily bars 15:00 Asia/Shanghai.
 //
 // Some of it depends on the terminal's era, so ReadBars and Terminal decide
 // it per file from the data and record it in BarFile.Scale and Flagged:
@@ -69,6 +70,9 @@
 //   - An index's minute "volume" holds amount ÷ 100; its minute volumes
 //     are computed from amounts with the day's shares per yuan taken from
 //     its .day file, so they add up to the daily volume.
+//   - A repo's volume word counts lots of 1,000 yuan or, in SH 204xxx
+//     records of newer installs, 10,000; each record's volume becomes
+//     pieces of 100 yuan by its own amount ÷ volume (repoVolumes).
 //   - Statistic indices (880006 …) hold counts, and early-1990s index days
 //     close outside low..high: both are kept as the terminal shows them
 //     and flagged, not rejected.

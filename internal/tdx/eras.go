@@ -90,6 +90,34 @@ func decideDivisor(bars []market.Bar, s Scale) (div float64, note string) {
 		what, s.PriceDiv, newer, s.OlderDiv, older, len(bars), s.PriceDiv)
 }
 
+// repoVolumes turns a repo file's volumes into one unit, pieces of 100
+// yuan lent, record by record. ScaleFor takes the volume word as lots of
+// 10 pieces (1,000 yuan), which every record of the real sz131810 is; but
+// sh204001 of a 2023 install counts lots of 10,000 yuan, and on six of its
+// days lots of 1,000 again, so a file-wide unit served its volumes 10× too
+// small on most days. A repo is lent at face value, so amount ÷ volume is
+// the money a unit stands for, exactly: 100 yuan a piece where the lot is
+// 1,000 yuan, 1,000 where it is 10,000 (×10 more). A record with neither
+// (it never happens in the real files) keeps lots of 10 pieces and is
+// counted in odd; one without volume or amount says nothing and is left.
+func repoVolumes(bars []market.Bar) (odd int) {
+	const piece = 100 // yuan lent a piece
+	for i := range bars {
+		b := &bars[i]
+		if b.Volume <= 0 || !(b.Amount > 0) {
+			continue
+		}
+		switch r := b.Amount / float64(b.Volume) / piece; {
+		case r > 0.9 && r < 1.1:
+		case r > 9 && r < 11:
+			b.Volume *= 10
+		default:
+			odd++
+		}
+	}
+	return odd
+}
+
 // rescale turns prices decoded at ÷from into prices at ÷to. The stored
 // integer is recovered exactly (it is below 2^32), so the result is the
 // double nearest raw ÷ to, as a direct decode would give.

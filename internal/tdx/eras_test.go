@@ -1,6 +1,7 @@
 package tdx
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -209,5 +210,59 @@ func TestStatisticAndEarlyIndexDaysImportedAsTheyAre(t *testing.T) {
 	mustWrite(t, stock, dayFile(early...))
 	if bf, err := ReadBars(stock, 0); err == nil || len(bf.Bars) != 1 {
 		t.Errorf("stock outside low..high: %+v, %v", bf, err)
+	}
+}
+
+// A repo's volume is served in pieces of 100 yuan lent, whatever lot the
+// file counts in: amount ÷ volume is then 100 in every record. The real
+// sz131810 counts lots of 1,000 yuan; sh204001 of a 2023 install counts
+// lots of 10,000 yuan, and on some days (2015-09-02, eleven days of
+// December 2022) of 1,000, so the unit is each record's own. Before, its
+// volumes came out 10× too small (amount ÷ volume 1,000).
+func TestRepoVolumesAreOneUnit(t *testing.T) {
+	for file, lots := range map[string]map[int64]int{
+		"sh/lday/sh204001.day": {1000: 6, 10000: 1811},
+		"sz/lday/sz131810.day": {1000: 1817},
+	} {
+		f, err := os.Open(sample("redmine-2023", "vipdoc", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]int{}
+		for r, err := range DayRecords(f, 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Volume > 0 {
+				got[int64(math.Round(float64(r.Amount)/float64(r.Volume)))]++
+			}
+		}
+		f.Close()
+		if !maps.Equal(got, lots) {
+			t.Fatalf("%s: records by yuan a lot %v, want %v (the file's evidence)", file, got, lots)
+		}
+		bf, err := ReadBars(sample("redmine-2023", "vipdoc", file), 0)
+		if err != nil || len(bf.Flagged) != 0 {
+			t.Fatalf("%s: %v, flagged %+v", file, err, bf.Flagged)
+		}
+		for _, b := range bf.Bars {
+			if b.Volume > 0 && math.Abs(b.Amount/float64(b.Volume)-100) > 0.01 {
+				t.Fatalf("%s %s: amount %v ÷ volume %d = %v, want 100 yuan a piece", file, b.Day, b.Amount, b.Volume, b.Amount/float64(b.Volume))
+			}
+		}
+	}
+	// Lots neither file uses are kept in lots of 10 pieces and flagged.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sh204001.day")
+	mustWrite(t, path, dayFile(
+		DayRecord{Date: 20230223, Open: 27200, High: 27200, Low: 27200, Close: 27200, Volume: 1000, Amount: 1e6},
+		DayRecord{Date: 20230224, Open: 27200, High: 27200, Low: 27200, Close: 27200, Volume: 1000, Amount: 3e6}))
+	bf, err := ReadBars(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf.Bars[0].Volume != 10000 || bf.Bars[1].Volume != 10000 || len(bf.Flagged) != 1 || bf.Flagged[0].Records != 1 ||
+		!strings.Contains(bf.Flagged[0].Reason, "repo volumes") {
+		t.Errorf("odd lots: volumes %d %d, flagged %+v; want 10000 (×100) and 10000 (kept, flagged)", bf.Bars[0].Volume, bf.Bars[1].Volume, bf.Flagged)
 	}
 }

@@ -159,7 +159,8 @@ func (t *Terminal) DayOn(code market.Code, day market.Day) (market.Bar, bool, er
 // code or the file holds no minute of day. An index's minute volumes,
 // stored as amount ÷ 100, are converted to shares with the day's shares
 // per yuan from its .day bar (as a whole-file read does with that day),
-// so without that bar they cannot be and the minutes are an error.
+// so without that bar they cannot be and the minutes are an error. A
+// repo's volumes are made pieces of 100 yuan as ReadBars makes them.
 func (t *Terminal) MinutesOn(code market.Code, day market.Day) ([]market.Bar, error) {
 	f, ok := t.lc1[code]
 	if !ok {
@@ -172,6 +173,9 @@ func (t *Terminal) MinutesOn(code market.Code, day market.Day) ([]market.Bar, er
 		bars, err = MinutesOn(r, size, LayoutLC, s, day, t.NotAfter())
 		return err
 	})
+	if s.Type == market.TypeRepo {
+		repoVolumes(bars) // each record's own unit, as a whole-file read does
+	}
 	if err != nil || len(bars) == 0 || !s.minutesUseDay() {
 		return bars, err
 	}
