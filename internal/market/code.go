@@ -118,8 +118,9 @@ const (
 	TypeRepo   SecurityType = "repo"
 	TypeBlock  SecurityType = "block" // the terminal's own sector indices (880/881)
 	// TypeStatistic is the terminal's statistic "indices" (880006, 880016,
-	// 880026, 880036): their bars hold counts of stocks, not prices, so no
-	// price rule (low <= close <= high, nonzero) applies to them.
+	// 880026, 880036, and SZ 395xxx such as 395001 主板Ａ股): their bars
+	// hold counts of stocks, not prices, so no price rule (low <= close <=
+	// high, nonzero) applies to them.
 	TypeStatistic SecurityType = "statistic"
 	TypePreferred SecurityType = "preferred" // SZ 140xxx preferred shares
 	TypeABS       SecurityType = "abs"       // SZ 190xxx/191xxx asset-backed securities
@@ -182,7 +183,11 @@ func Classify(c Code) SecurityType {
 			return TypeStock
 		case has("200", "201"):
 			return TypeBShare
-		case has("399", "395"):
+		case has("395"):
+			// The terminal's statistics of the Shenzhen market (tdx.md
+			// §2): 395001 主板Ａ股's "close" is its count of stocks.
+			return TypeStatistic
+		case has("399"):
 			return TypeIndex
 		case has("15", "16", "18"):
 			return TypeFund

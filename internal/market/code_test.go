@@ -58,6 +58,11 @@ func TestClassify(t *testing.T) {
 		{"204001.SH", TypeRepo}, {"131810.SZ", TypeRepo},
 		// Codes whose range says one thing and the terminal's data another.
 		{"880006.SH", TypeStatistic}, {"880016.SH", TypeStatistic}, {"880026.SH", TypeStatistic}, {"880036.SH", TypeStatistic},
+		// SZ 395xxx are the terminal's statistics of the Shenzhen market
+		// (395001 主板Ａ股, whose "close" is a count of stocks: 455 on
+		// 2020-10-30), not indices; 395004's and 395013's 2010 days hold
+		// lows of 0.
+		{"395001.SZ", TypeStatistic}, {"395004.SZ", TypeStatistic}, {"395013.SZ", TypeStatistic}, {"399006.SZ", TypeIndex},
 		{"880001.SH", TypeBlock},
 		{"751001.SH", TypeBond},
 		{"140001.SZ", TypePreferred}, {"149001.SZ", TypeBond},

@@ -54,8 +54,9 @@
 // asset-backed securities (SZ 190/191xxx) ÷1000; bonds and repo ÷10000
 // (price per 100 yuan face, repo an annual rate in percent) with volume in
 // lots of 10 pieces; SH 751xxx ÷100 in lots of 10; indices and the
-// terminal's 880/881 block and statistic indices ÷100 with volume in lots of
-// 100. Volumes are widened to shares (bonds and repo: pieces) because
+// terminal's 880/881 block indices ÷100 with volume in lots of 100; its
+// statistic indices (880006 …, SZ 395xxx) ÷100 with volume as stored.
+// Volumes are widened to shares (bonds and repo: pieces) because
 // market.Bar.Volume is never in lots. Minute-file float prices are rounded
 // to the type's decimals; every other float32 (amounts, gbbq values) is
 // read as its shortest decimal (Decimal32). Bars carry their close
@@ -73,9 +74,9 @@
 //   - A repo's volume word counts lots of 1,000 yuan or, in SH 204xxx
 //     records of newer installs, 10,000; each record's volume becomes
 //     pieces of 100 yuan by its own amount ÷ volume (repoVolumes).
-//   - Statistic indices (880006 …) hold counts, and early-1990s index days
-//     close outside low..high: both are kept as the terminal shows them
-//     and flagged, not rejected.
+//   - Statistic indices (880006 …, SZ 395xxx) hold counts, and early-1990s
+//     index days close outside low..high: both are kept as the terminal
+//     shows them and flagged, not rejected.
 //
 // # Errors
 //

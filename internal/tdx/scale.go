@@ -37,10 +37,10 @@ const maxPrice = 1e8
 // A shares, preferred shares and SZ B shares ÷100; funds, SH B shares and
 // asset-backed securities ÷1000; bonds and repo ÷10000 (÷1000 in older
 // installs: OlderDiv) with volume in lots of 10 pieces, except SH 751xxx,
-// which the terminal stores ÷100; indices, the terminal's block indices
-// and its statistic indices ÷100 with volume in lots of 100 shares. Lots are
-// widened so that market.Bar.Volume is never in lots. Unclassified codes get
-// the A-share scale.
+// which the terminal stores ÷100; indices and the terminal's block indices
+// ÷100 with volume in lots of 100 shares; its statistic indices (counts)
+// ÷100 with volume as stored. Lots are widened so that market.Bar.Volume
+// is never in lots. Unclassified codes get the A-share scale.
 func ScaleFor(c market.Code) Scale {
 	typ := market.Classify(c)
 	switch typ {
@@ -56,8 +56,12 @@ func ScaleFor(c market.Code) Scale {
 			return Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 10, Type: typ}
 		}
 		return Scale{PriceDiv: 10000, Decimals: 3, VolumeMul: 10, OlderDiv: 1000, Type: typ}
-	case market.TypeIndex, market.TypeBlock, market.TypeStatistic:
+	case market.TypeIndex, market.TypeBlock:
 		return Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 100, Type: typ}
+	case market.TypeStatistic:
+		// Counts, all of it: the volume word is kept as stored, as the
+		// terminal shows it, not widened as lots of 100 member shares.
+		return Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 1, Type: typ}
 	}
 	return Scale{PriceDiv: 100, Decimals: 2, VolumeMul: 1, Type: typ}
 }
@@ -66,8 +70,8 @@ func ScaleFor(c market.Code) Scale {
 // may be zero and need not be ordered.
 func (s Scale) countsOnly() bool { return s.Type == market.TypeStatistic }
 
-// indexLike reports the types whose volumes are lots of 100 member shares
-// and whose days may close outside low..high (early-1990s index records).
+// indexLike reports the types whose days may close outside low..high
+// (early-1990s index records): indices, block and statistic indices.
 func (s Scale) indexLike() bool {
 	return s.Type == market.TypeIndex || s.Type == market.TypeBlock || s.Type == market.TypeStatistic
 }
