@@ -774,3 +774,12 @@ CREATE TABLE published_pool_rows (
     count_up     INTEGER,
     PRIMARY KEY (day, kind, code)
 ) WITHOUT ROWID;
+
+-- version 27
+-- Every terminal file is read again at the next refresh (issue 32): the
+-- import now stores the values the files hold as float32 (gbbq values,
+-- .day and minute amounts) as their shortest decimals, 84.78 rather than
+-- 84.77999877929688, and a repo's volumes in pieces of 100 yuan, record by
+-- record. Forgetting the recorded files makes the next import read and
+-- rewrite what was imported before; until then the rows stay as they were.
+DELETE FROM tdx_files;

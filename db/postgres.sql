@@ -629,3 +629,8 @@ CREATE TABLE published_pool_rows (
     count_up     BIGINT,
     PRIMARY KEY (day, kind, code)
 );
+
+-- version 27
+-- Every terminal file is read again at the next refresh (issue 32); see
+-- schema.sql.
+DELETE FROM tdx_files;
