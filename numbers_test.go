@@ -105,19 +105,21 @@ func TestFloat32Noise(t *testing.T) {
 
 // noisyNumbers walks every number of a JSON answer and lists those that
 // carry float32 noise, with their JSON path; with fileAmounts, also every
-// "amount" that is not written as its float32's decimal.
-func noisyNumbers(raw []byte, fileAmounts bool) ([]string, error) {
+// "amount" that is not written as its float32's decimal. n counts the
+// numbers walked.
+func noisyNumbers(raw []byte, fileAmounts bool) (noisy []string, n int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []string
 	var walk func(path, key string, v any)
 	walk = func(path, key string, v any) {
 		switch x := v.(type) {
 		case json.Number:
+			n++
 			if d, ok := float32Noise(x.String()); ok {
 				out = append(out, fmt.Sprintf("%s = %s (the float32 holds %s)", path, x, d))
 			} else if d, ok := fileAmount(x.String()); fileAmounts && key == "amount" && !ok {
@@ -139,7 +141,7 @@ func noisyNumbers(raw []byte, fileAmounts bool) ([]string, error) {
 		}
 	}
 	walk("", "", v)
-	return out, nil
+	return out, n, nil
 }
 
 // sweepTarget is a request the noise sweep must see answered 200.
@@ -182,8 +184,8 @@ func noiseSweep(t *testing.T, s *server, values map[string]string, extra []sweep
 			continue
 		}
 		answered++
-		numbers += bytes.Count(resp.Body, []byte(":"))
-		noisy, err := noisyNumbers(resp.Body, tg.fileAmounts)
+		noisy, n, err := noisyNumbers(resp.Body, tg.fileAmounts)
+		numbers += n
 		if err != nil {
 			t.Errorf("GET %s: %v", tg.path, err)
 			continue
@@ -192,7 +194,7 @@ func noiseSweep(t *testing.T, s *server, values map[string]string, extra []sweep
 			t.Errorf("GET %s: %d numbers carry float32 noise, e.g.\n  %s", tg.path, len(noisy), strings.Join(noisy[:min(len(noisy), 5)], "\n  "))
 		}
 	}
-	t.Logf("%d of %d answers were 200 and walked (about %d fields)", answered, len(targets), numbers)
+	t.Logf("%d of %d answers were 200: %d numbers walked", answered, len(targets), numbers)
 }
 
 // TestNoAnswerCarriesFloat32Noise walks every number of every GET route on
@@ -284,6 +286,31 @@ func TestNoAnswerCarriesFloat32Noise(t *testing.T) {
 			sweepTarget{path: "/v1/api/kline?code=688001.SH&freq=1m&start=2021-06-01&end=2021-06-03"},
 			sweepTarget{path: "/v1/api/meta/stocks?page_size=200"}, sweepTarget{path: "/v1/api/meta/stocks?market=SZ&page_size=200"})
 		noiseSweep(t, s, values, extra, true)
+
+		// The units the same answers carry (part 4's other half): a
+		// repo's volume in pieces of 100 yuan lent, whatever lot its file
+		// counts, and SZ 395xxx typed as the statistics they are.
+		for _, code := range []string{"204001.SH", "131810.SZ"} {
+			status, body := s.get(t, c, "/v1/api/kline?code="+code+rng)
+			data, _ := body["data"].(map[string]any)
+			rows, _ := data["rows"].([]any)
+			if status != 200 || len(rows) < 100 {
+				t.Fatalf("%s: %d, %d rows", code, status, len(rows))
+			}
+			for _, r := range rows {
+				row := r.(map[string]any)
+				amount, _ := row["amount"].(float64)
+				volume, _ := row["volume"].(float64)
+				if volume > 0 && math.Abs(amount/volume-100) > 0.01 {
+					t.Fatalf("%s %v: amount %v / volume %v = %v, want 100 yuan a piece", code, row["trade_date"], amount, volume, amount/volume)
+				}
+			}
+		}
+		status, body := s.get(t, c, "/v1/api/meta/stocks?type=statistic&keyword=395001")
+		data, _ := body["data"].(map[string]any)
+		if items, _ := data["items"].([]any); status != 200 || len(items) != 1 || items[0].(map[string]any)["code"] != "395001.SZ" {
+			t.Errorf("395001.SZ among the statistics: %d %v", status, body)
+		}
 	})
 }
 

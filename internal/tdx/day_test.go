@@ -443,11 +443,11 @@ func TestScaleFor(t *testing.T) {
 		{"880001.SH", num{100, 2, 100, 0}},
 		{"881478.SH", num{100, 2, 100, 0}},
 		{"899050.BJ", num{100, 2, 100, 0}},
-		{"880006.SH", num{100, 2, 1, 0}},   // statistic: counts, volume too kept as the terminal shows it
-		{"395004.SZ", num{100, 2, 1, 0}},   // SZ statistic (创业板 counts), likewise
-		{"751001.SH", num{100, 2, 10, 0}},  // lots of 10, prices as stored
-		{"140001.SZ", num{100, 2, 1, 0}},   // preferred shares: per share, not bond scale
-		{"190001.SZ", num{1000, 3, 1, 0}},  // asset-backed: 3 decimals
+		{"880006.SH", num{100, 2, 1, 0}},  // statistic: counts, volume too kept as the terminal shows it
+		{"395004.SZ", num{100, 2, 1, 0}},  // SZ statistic (创业板 counts), likewise
+		{"751001.SH", num{100, 2, 10, 0}}, // lots of 10, prices as stored
+		{"140001.SZ", num{100, 2, 1, 0}},  // preferred shares: per share, not bond scale
+		{"190001.SZ", num{1000, 3, 1, 0}}, // asset-backed: 3 decimals
 		{"191001.SZ", num{1000, 3, 1, 0}},
 	}
 	for _, tc := range tests {
