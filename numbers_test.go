@@ -166,7 +166,10 @@ func noiseSweep(t *testing.T, s *server, values map[string]string, extra []sweep
 		targets = append(targets, sweepTarget{path: ep.target, fileAmounts: files})
 	}
 	must := len(targets)
-	targets = append(targets, extra...)
+	for _, tg := range extra {
+		tg.fileAmounts = tg.fileAmounts || allFiles
+		targets = append(targets, tg)
+	}
 	answered, numbers := 0, 0
 	for i, tg := range targets {
 		resp, err := c.Do(context.Background(), "GET", tg.path, nil)
