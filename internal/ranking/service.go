@@ -48,6 +48,8 @@ type Service struct {
 
 	flight  singleflight.Group
 	onBuild atomic.Pointer[func(*Entry)]
+	// statsDone counts the days kept so far by each stats flight.
+	statsDone sync.Map
 }
 
 // OnBuild has fn called with each ranking this process builds and keeps
