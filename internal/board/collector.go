@@ -14,6 +14,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // Collector fetches snapshots from sources, stores each collection in
@@ -241,8 +242,13 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 	start := time.Now()
 	ch := c.flight.DoChan(string(kind)+"/"+source, func() (any, error) {
 		// A caller that gives up must not cancel the collection the others
-		// are waiting for; only Close does.
-		fctx, cancel := context.WithTimeout(c.base, 2*time.Minute)
+		// are waiting for; only Close does. A request that starts it
+		// waits on it: the source is probed if it has not answered yet.
+		base := c.base
+		if upstream.Waiting(ctx) {
+			base = upstream.WithWaiter(base)
+		}
+		fctx, cancel := context.WithTimeout(base, 2*time.Minute)
 		defer cancel()
 		k := key{kind, source}
 		c.mu.Lock()

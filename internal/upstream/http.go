@@ -157,24 +157,26 @@ func (f *fetcher) noteDrift(c *check) {
 // (hostList). While the source's circuit breaker is open, get fails at
 // once with KindCircuitOpen.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
-	if e := f.brk.allow(f.clock.Now()); e != nil {
+	probe, e := f.brk.allow(f.clock.Now(), Waiting(ctx))
+	if e != nil {
 		e.Source, e.Path = f.source, f.fullPath(req.path)
 		return e
 	}
-	err := f.failover(ctx, req, decode)
+	err := f.failover(ctx, req, decode, probe)
 	f.brk.record(f.clock.Now(), err)
 	return err
 }
 
 // failover tries req on the hosts of the plan in turn until one answers or
-// fails in a way another host would not mend.
-func (f *fetcher) failover(ctx context.Context, req request, decode func(body []byte) error) error {
+// fails in a way another host would not mend; a probe (breaker.allow)
+// tries each host once.
+func (f *fetcher) failover(ctx context.Context, req request, decode func(body []byte) error, probe bool) error {
 	plan := f.hosts.plan(f.clock.Now())
 	sent := 0
 	for n := 0; ; n++ {
 		i, more := plan[n], n < len(plan)-1
 		retries := f.cfg.Retries
-		if more && f.hosts.probing(i) {
+		if probe || more && f.hosts.probing(i) {
 			retries = 0
 		}
 		u := *f.hosts.base(i)

@@ -1,0 +1,103 @@
+package upstream
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"mdqs/internal/market"
+)
+
+// TestFirstFailuresAreProbes (issue 32): the first failures of a source
+// cost a request one attempt per host, as the probes after the circuit
+// opens do, instead of its retries and their backoff (four attempts, 2.7
+// to 7 s a call on the shipped settings, before the circuit opened). A
+// request's call probes a source that has not answered yet; any call
+// probes a source whose last call failed; background work on a source
+// not known to be down, and a request to a source that answers, keep the
+// retries that absorb a blip.
+func TestFirstFailuresAreProbes(t *testing.T) {
+	request, background := WithWaiter(context.Background()), context.Background()
+	type call struct {
+		ctx      context.Context
+		mode     hostMode // of every host, before the call
+		attempts []int64  // the hits each host sees in the call
+		ok       bool
+	}
+	for _, tc := range []struct {
+		name  string
+		hosts int
+		calls []call
+	}{
+		{"a request's first call to a failing source", 1, []call{{request, badGateway, []int64{1}, false}}},
+		{"every host once, not each with its retries", 3, []call{{request, badGateway, []int64{1, 1, 1}, false}}},
+		{"background work keeps its retries", 1, []call{{background, badGateway, []int64{3}, false}}},
+		{"after a failed call every call probes", 1, []call{
+			{background, badGateway, []int64{3}, false},
+			{background, badGateway, []int64{1}, false},
+			{request, badGateway, []int64{1}, false},
+		}},
+		{"an answer restores the retries", 1, []call{
+			{request, badGateway, []int64{1}, false},
+			{request, answers, []int64{1}, true},
+			{request, badGateway, []int64{3}, false},
+		}},
+		{"a request to a source that answers is retried", 1, []call{
+			{background, answers, []int64{1}, true},
+			{request, badGateway, []int64{3}, false},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hosts []*fakeHost
+			var bases []string
+			for range tc.hosts {
+				h := newFakeHost(t, answers)
+				hosts, bases = append(hosts, h), append(bases, h.srv.URL)
+			}
+			cfg := testSource(bases[0])
+			cfg.Fallbacks = bases[1:]
+			cfg.FailoverCooldown = time.Nanosecond // every host in every call's plan
+			cfg.BreakerFailures = 5
+			clock := market.NewFixedClock(testNow())
+			c, err := NewPush2His(cfg, NewLimiters(), clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slept := 0
+			c.f.sleep = func(ctx context.Context, d time.Duration) error { slept++; return ctx.Err() }
+			for i, cl := range tc.calls {
+				before := hits(hosts...)
+				slept = 0
+				for _, h := range hosts {
+					h.mode.Store(int32(cl.mode))
+				}
+				clock.Advance(time.Second)
+				_, err := c.Klines(cl.ctx, market.MustCode("601872.SH"), market.Daily, 0, 0)
+				after := hits(hosts...)
+				for j := range after {
+					after[j] -= before[j]
+				}
+				if !sameHits(after, cl.attempts...) {
+					t.Errorf("call %d: hits per host %v, want %v", i+1, after, cl.attempts)
+				}
+				if cl.ok != (err == nil) {
+					t.Fatalf("call %d: %v, want ok %v", i+1, err, cl.ok)
+				}
+				if err == nil {
+					continue
+				}
+				if !strings.Contains(err.Error(), SourcePush2His) || !strings.Contains(err.Error(), "502") {
+					t.Errorf("call %d: %v, want it to name the source and the failure", i+1, err)
+				}
+				var total int64
+				for _, n := range cl.attempts {
+					total += n
+				}
+				if probe := total == int64(len(hosts)); probe && slept != 0 {
+					t.Errorf("call %d: a probe backed off %d times", i+1, slept)
+				}
+			}
+		})
+	}
+}
