@@ -222,7 +222,14 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 		if !e.retryable() || attempt > retries || more && banSign(e) {
 			return e
 		}
-		if err := f.sleep(ctx, f.backoff(attempt, e)); err != nil {
+		wait := f.backoff(attempt, e)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
+			// The caller's time (a request's server.upstream_wait) would
+			// run out while waiting: answer with the failure now, not
+			// "canceled" then. Deadlines are wall-clock times.
+			return e
+		}
+		if err := f.sleep(ctx, wait); err != nil {
 			return &Error{Kind: KindCanceled, Source: f.source, Path: path, Attempts: attempt,
 				Detail: "during backoff after " + e.Kind.String(), Err: err}
 		}

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,46 @@ func TestFirstFailuresAreProbes(t *testing.T) {
 				if probe := total == int64(len(hosts)); probe && slept != 0 {
 					t.Errorf("call %d: a probe backed off %d times", i+1, slept)
 				}
+			}
+		})
+	}
+}
+
+// TestNoBackoffPastTheDeadline: a retry whose backoff would outlast the
+// caller's deadline is not waited for; the call ends with the failure it
+// met, naming it, instead of "canceled during backoff" when the deadline
+// passes. A backoff that fits is waited for as before.
+func TestNoBackoffPastTheDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		deadline time.Duration // from now; 0: none
+		backoff  time.Duration
+		attempts int
+		kind     Kind
+	}{
+		{"the backoff outlasts the deadline", time.Hour, 2 * time.Hour, 1, KindHTTPStatus},
+		{"the backoff fits", time.Hour, time.Millisecond, 3, KindHTTPStatus},
+		{"no deadline", 0, 2 * time.Hour, 3, KindHTTPStatus},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, rec := stub(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+				write(w, 503, "text/plain", []byte("busy"))
+			})
+			c := newTestHis(t, srv.URL)
+			c.f.cfg.BackoffBase, c.f.cfg.BackoffMax = tc.backoff, tc.backoff
+			c.f.jitter = func(ceil time.Duration) time.Duration { return ceil }
+			var slept []time.Duration
+			c.f.sleep = func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return ctx.Err() }
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			_, err := c.Klines(ctx, market.MustCode("601872.SH"), market.Daily, 0, 0)
+			wantErr(t, err, tc.kind, tc.attempts, "")
+			if rec.count() != tc.attempts || len(slept) != tc.attempts-1 {
+				t.Errorf("%d requests and backoffs %v, want %d requests", rec.count(), slept, tc.attempts)
 			}
 		})
 	}
