@@ -121,13 +121,9 @@ func (s *Service) keepStats(ctx context.Context, days []market.Day, current mark
 		done := new(atomic.Int64)
 		s.statsDone.Store(key, done)
 		defer s.statsDone.Delete(key)
-		stored, err := s.store.DailyRankingDays(fctx, days[0], days[len(days)-1])
-		if err != nil {
-			return nil, err
-		}
 		out := map[market.Day]db.DayStats{}
 		for _, d := range days {
-			st, ok, err := s.keepDay(fctx, d, current, stored[d])
+			st, ok, err := s.keepDay(fctx, d, current)
 			if err != nil {
 				return nil, err
 			}
@@ -158,19 +154,19 @@ func (s *Service) keepStats(ctx context.Context, days []market.Day, current mark
 	}
 }
 
-// keepDay keeps one day's stats: from its stored ranking, else (a past
-// day) from a ranking built and stored with them. ok is false for a day
-// without data, and for the current day without a stored ranking.
-func (s *Service) keepDay(ctx context.Context, d, current market.Day, stored bool) (db.DayStats, bool, error) {
-	if stored {
-		r, err := s.store.DailyRanking(ctx, d)
-		if err != nil {
-			return db.DayStats{}, false, err
-		}
+// keepDay keeps one day's stats: from its stored ranking (one stored
+// before the stats were kept, or by a concurrent range's work since), else
+// (a past day) from a ranking built and stored with them. ok is false for
+// a day without data, and for the current day without a stored ranking.
+func (s *Service) keepDay(ctx context.Context, d, current market.Day) (db.DayStats, bool, error) {
+	r, err := s.store.DailyRanking(ctx, d)
+	switch {
+	case err == nil:
 		st := db.StatsOf(d, r)
 		return st, true, s.store.SaveDailyStats(ctx, st)
-	}
-	if d >= current {
+	case !board.IsNotFound(err):
+		return db.DayStats{}, false, err
+	case d >= current:
 		return db.DayStats{}, false, nil
 	}
 	// Shared with a concurrent range asking for the same day; built
