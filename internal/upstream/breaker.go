@@ -73,12 +73,9 @@ func newBreaker(threshold int, cooldown time.Duration) *breaker {
 // source that answers; a source whose last call failed after its retries
 // is not blipping, so every call until one is answered probes it (the
 // circuit's half-open probe, and the calls before the circuit opens, which
-// cost four attempts and seconds each before). A call a request waits on
-// (WithWaiter) probes a source that has not answered yet: its first
-// failures cost the request one attempt per host, as the later ones do,
-// while background work keeps its retries. A refusal is an *Error of
+// cost four attempts and seconds each before). A refusal is an *Error of
 // KindCircuitOpen that says when the next probe is due.
-func (b *breaker) allow(now time.Time, waiter bool) (probe bool, refused *Error) {
+func (b *breaker) allow(now time.Time) (probe bool, refused *Error) {
 	if b.threshold <= 0 {
 		return false, nil
 	}
@@ -86,7 +83,7 @@ func (b *breaker) allow(now time.Time, waiter bool) (probe bool, refused *Error)
 	defer b.mu.Unlock()
 	switch b.state {
 	case BreakerClosed:
-		return b.failures > 0 || (waiter && !b.answered), nil
+		return b.failures > 0, nil
 	case BreakerOpen:
 		if now.Before(b.openedAt.Add(b.cooldown)) {
 			break
@@ -103,6 +100,18 @@ func (b *breaker) allow(now time.Time, waiter bool) (probe bool, refused *Error)
 	retry := b.openedAt.Add(b.cooldown).Sub(now)
 	return false, &Error{Kind: KindCircuitOpen, Detail: "after repeated failures; next probe in " + retry.Round(time.Second).String(),
 		retryAfter: retry}
+}
+
+// unproven says that no call has been answered since the start: a
+// request waiting on a call to such a source does not wait for retries
+// (fetcher.attempts).
+func (b *breaker) unproven() bool {
+	if b.threshold <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.answered
 }
 
 // record takes the outcome of a call that allow let through.

@@ -152,18 +152,18 @@ func TestBreakerHalfOpenLetsOneProbe(t *testing.T) {
 	now := testNow()
 	b := newBreaker(1, time.Minute)
 	b.record(now, &Error{Kind: KindTimeout})
-	if _, e := b.allow(now, false); e == nil {
+	if _, e := b.allow(now); e == nil {
 		t.Fatal("open circuit allowed a call")
 	}
 	later := now.Add(time.Minute)
-	if _, e := b.allow(later, false); e != nil {
+	if _, e := b.allow(later); e != nil {
 		t.Fatalf("first call after the cooldown refused: %v", e)
 	}
-	if _, e := b.allow(later, false); e == nil || e.Kind != KindCircuitOpen {
+	if _, e := b.allow(later); e == nil || e.Kind != KindCircuitOpen {
 		t.Fatalf("second caller during the probe: %v", e)
 	}
 	b.record(later, &Error{Kind: KindCanceled})
-	if _, e := b.allow(later, false); e != nil {
+	if _, e := b.allow(later); e != nil {
 		t.Fatalf("after a canceled probe the next caller is refused: %v", e)
 	}
 	b.record(later, nil)
@@ -184,7 +184,7 @@ func TestBreakerDisabled(t *testing.T) {
 	for range 100 {
 		b.record(testNow(), &Error{Kind: KindTransport})
 	}
-	if _, e := b.allow(testNow(), false); e != nil {
+	if _, e := b.allow(testNow()); e != nil {
 		t.Fatalf("disabled breaker refused: %v", e)
 	}
 	if d := (SourceConfig{}).withDefaults(DefaultConfig().Push2His); d.BreakerFailures != 5 || d.BreakerCooldown != 30*time.Second {

@@ -157,7 +157,7 @@ func (f *fetcher) noteDrift(c *check) {
 // (hostList). While the source's circuit breaker is open, get fails at
 // once with KindCircuitOpen.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
-	probe, e := f.brk.allow(f.clock.Now(), Waiting(ctx))
+	probe, e := f.brk.allow(f.clock.Now())
 	if e != nil {
 		e.Source, e.Path = f.source, f.fullPath(req.path)
 		return e
@@ -219,7 +219,7 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 		}
 		e := asError(err)
 		e.Source, e.Path, e.Attempts = f.source, path, attempt
-		if !e.retryable() || attempt > retries || more && banSign(e) {
+		if !e.retryable() || attempt > retries || more && banSign(e) || f.requestWaits(ctx) {
 			return e
 		}
 		wait := f.backoff(attempt, e)
@@ -234,6 +234,15 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 				Detail: "during backoff after " + e.Kind.String(), Err: err}
 		}
 	}
+}
+
+// requestWaits says that a request waits on this call (Waiting: it
+// started the call, or joined the shared fetch making it since) while the
+// source has not answered yet: the request gets the failure now, as the
+// requests after the circuit opens get theirs at once, instead of waiting
+// out the retries of a source that may well be down.
+func (f *fetcher) requestWaits(ctx context.Context) bool {
+	return Waiting(ctx) && f.brk.unproven()
 }
 
 // fullPath is the request path under the first base URL's prefix.

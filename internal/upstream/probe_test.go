@@ -142,3 +142,37 @@ func TestNoBackoffPastTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestAJoiningRequestEndsTheRetries: background work started a shared
+// fetch with its retries; a request that joins it (its WaitMark is set)
+// while the source has not answered yet ends the retries at the next
+// failure, so the request hears of the failure at once instead of waiting
+// them out. A fetch no request joins keeps them.
+func TestAJoiningRequestEndsTheRetries(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		join     bool
+		attempts int
+	}{{"a request joins", true, 1}, {"nobody joins", false, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var marks WaitMarks
+			mark := marks.Join(context.Background(), "industry") // the job starts the fetch
+			srv, rec := stub(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 && tc.join {
+					marks.Join(WithWaiter(context.Background()), "industry") // a request joins meanwhile
+				}
+				write(w, 502, "text/html", fixture(t, "made_nginx_502.html"))
+			})
+			c := newTestHis(t, srv.URL)
+			_, err := c.Klines(mark.Context(context.Background()), market.MustCode("601872.SH"), market.Daily, 0, 0)
+			wantErr(t, err, KindHTTPStatus, tc.attempts, "")
+			if rec.count() != tc.attempts {
+				t.Errorf("%d requests, want %d", rec.count(), tc.attempts)
+			}
+			marks.Done("industry", mark)
+			if again := marks.Join(context.Background(), "industry"); again == mark || Waiting(again.Context(context.Background())) {
+				t.Error("a fetch that ended left its mark to the next one")
+			}
+		})
+	}
+}

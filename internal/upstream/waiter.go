@@ -1,12 +1,16 @@
 package upstream
 
-import "context"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
 
 // Waiter is the context key saying that a request waits on the calls made
 // with the context (the API sets it on every route bounded by
 // server.upstream_wait). Such a call probes a source that has not answered
 // yet, one attempt per host, instead of spending seconds of retries on the
-// request; background work keeps its retries (breaker.allow).
+// request; background work keeps its retries (fetcher.attempts).
 type Waiter struct{}
 
 // WithWaiter marks ctx as one a request waits on.
@@ -14,9 +18,61 @@ func WithWaiter(ctx context.Context) context.Context {
 	return context.WithValue(ctx, Waiter{}, true)
 }
 
-// Waiting says whether a request waits on calls made with ctx; a shared
-// fetch a request starts carries the mark on to its own context.
+// Waiting says whether a request waits on calls made with ctx now.
 func Waiting(ctx context.Context) bool {
-	v, _ := ctx.Value(Waiter{}).(bool)
-	return v
+	switch v := ctx.Value(Waiter{}).(type) {
+	case bool:
+		return v
+	case *WaitMark:
+		return v.set.Load()
+	}
+	return false
+}
+
+// WaitMark is a shared fetch's Waiter: background work may start the
+// fetch, with its retries, and a request join it later; from then on the
+// fetch is one a request waits on. Without it a request that joined a
+// start-up job's collection of a source that was down waited out the
+// job's twelve attempts (11.8 s).
+type WaitMark struct{ set atomic.Bool }
+
+// WaitMarks hands out the marks of a service's shared fetches, by the
+// fetch's key; the zero value is ready.
+type WaitMarks struct {
+	mu sync.Mutex
+	m  map[string]*WaitMark
+}
+
+// Join is the mark of the fetch for key, set when a request waits (ctx).
+// Join before joining or starting the fetch; the fetch runs with
+// Context(its context) and calls Done when it ends.
+func (ms *WaitMarks) Join(ctx context.Context, key string) *WaitMark {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	m, ok := ms.m[key]
+	if !ok {
+		if ms.m == nil {
+			ms.m = map[string]*WaitMark{}
+		}
+		m = &WaitMark{}
+		ms.m[key] = m
+	}
+	if Waiting(ctx) {
+		m.set.Store(true)
+	}
+	return m
+}
+
+// Done forgets the mark of a fetch that has ended.
+func (ms *WaitMarks) Done(key string, m *WaitMark) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.m[key] == m {
+		delete(ms.m, key)
+	}
+}
+
+// Context is ctx carrying the mark, in place of any Waiter it had.
+func (m *WaitMark) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, Waiter{}, m)
 }
