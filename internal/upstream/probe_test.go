@@ -176,3 +176,33 @@ func TestAJoiningRequestEndsTheRetries(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitMarksNest: a shared fetch made inside another (a ranking's
+// collection) is waited on once a request joins either of them.
+func TestWaitMarksNest(t *testing.T) {
+	bg := context.Background()
+	for _, tc := range []struct {
+		name  string
+		join  string // where a request joins: "outer", "inner" or ""
+		waits bool
+	}{{"nobody", "", false}, {"the outer fetch", "outer", true}, {"the inner fetch", "inner", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rankings, collections WaitMarks
+			outer := rankings.Join(bg, "20261123")
+			inner := collections.Join(outer.Context(bg), "industry/push2")
+			ctx := inner.Context(bg)
+			if Waiting(ctx) {
+				t.Fatal("waited on before any request joined")
+			}
+			switch tc.join {
+			case "outer":
+				rankings.Join(WithWaiter(bg), "20261123")
+			case "inner":
+				collections.Join(WithWaiter(bg), "industry/push2")
+			}
+			if got := Waiting(ctx); got != tc.waits {
+				t.Errorf("Waiting(the collection) = %v, want %v", got, tc.waits)
+			}
+		})
+	}
+}

@@ -24,7 +24,7 @@ func Waiting(ctx context.Context) bool {
 	case bool:
 		return v
 	case *WaitMark:
-		return v.set.Load()
+		return v.waiting()
 	}
 	return false
 }
@@ -33,8 +33,28 @@ func Waiting(ctx context.Context) bool {
 // fetch, with its retries, and a request join it later; from then on the
 // fetch is one a request waits on. Without it a request that joined a
 // start-up job's collection of a source that was down waited out the
-// job's twelve attempts (11.8 s).
-type WaitMark struct{ set atomic.Bool }
+// job's twelve attempts (11.8 s). A fetch made inside another shared
+// fetch (a ranking's collections) is waited on whenever the outer one is.
+type WaitMark struct {
+	set atomic.Bool
+	mu  sync.Mutex
+	via []*WaitMark // the marks of the shared fetches that wait on this one
+}
+
+func (m *WaitMark) waiting() bool {
+	if m.set.Load() {
+		return true
+	}
+	m.mu.Lock()
+	via := m.via
+	m.mu.Unlock()
+	for _, o := range via {
+		if o.waiting() {
+			return true
+		}
+	}
+	return false
+}
 
 // WaitMarks hands out the marks of a service's shared fetches, by the
 // fetch's key; the zero value is ready.
@@ -43,7 +63,8 @@ type WaitMarks struct {
 	m  map[string]*WaitMark
 }
 
-// Join is the mark of the fetch for key, set when a request waits (ctx).
+// Join is the mark of the fetch for key, set when a request waits (ctx),
+// and tied to the outer fetch's mark when ctx is a shared fetch's.
 // Join before joining or starting the fetch; the fetch runs with
 // Context(its context) and calls Done when it ends.
 func (ms *WaitMarks) Join(ctx context.Context, key string) *WaitMark {
@@ -57,8 +78,17 @@ func (ms *WaitMarks) Join(ctx context.Context, key string) *WaitMark {
 		m = &WaitMark{}
 		ms.m[key] = m
 	}
-	if Waiting(ctx) {
-		m.set.Store(true)
+	switch v := ctx.Value(Waiter{}).(type) {
+	case bool:
+		if v {
+			m.set.Store(true)
+		}
+	case *WaitMark:
+		if v != m {
+			m.mu.Lock()
+			m.via = append(m.via, v)
+			m.mu.Unlock()
+		}
 	}
 	return m
 }
