@@ -783,3 +783,24 @@ CREATE TABLE published_pool_rows (
 -- record. Forgetting the recorded files makes the next import read and
 -- rewrite what was imported before; until then the rows stay as they were.
 DELETE FROM tdx_files;
+
+-- version 28
+-- The day's stats of GET /v1/api/market/stats/range (issue 32): the first
+-- names of five lists of a day's stored ranking, kept beside it so a
+-- year's range reads one row a day instead of every day's whole ranking
+-- (1.2 s a year at real scale). Written with the day's ranking, in the same
+-- transaction (the end-of-day job, a past day built on first demand), or
+-- from a ranking stored before this version the first time a range asks
+-- for its day. Each list is a JSON array of sector names, in rank order,
+-- at most 100 (the endpoint's largest top); source and updated_ms are the
+-- ranking's.
+CREATE TABLE daily_stats (
+    trade_day    INTEGER PRIMARY KEY,
+    source       TEXT NOT NULL,
+    updated_ms   INTEGER NOT NULL,
+    industry_in  TEXT NOT NULL,
+    concept_in   TEXT NOT NULL,
+    industry_out TEXT NOT NULL,
+    concept_out  TEXT NOT NULL,
+    sectors_in   TEXT NOT NULL
+);

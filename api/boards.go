@@ -94,7 +94,7 @@ func (s *Server) handleStatsRange(w http.ResponseWriter, r *http.Request) error 
 	current := s.Rankings.CurrentDay()
 	from, hasFrom := q.day("start", "")
 	to, hasTo := q.day("end", "")
-	top := q.intIn("top", 10, 1, 100)
+	top := q.intIn("top", 10, 1, ranking.StatsTop) // the names a day keeps
 	if err := q.Err(); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // waits marks a handler that may wait on an upstream fetch (a sector
@@ -95,8 +96,14 @@ func (c *waitContext) Err() error {
 
 // Value answers from the timed context once there is one, so a context
 // derived from this one finds the timer's cancellation (the context
-// package looks it up by value) and registers with it directly.
+// package looks it up by value) and registers with it directly. It says
+// that a request waits (upstream.Waiter), without a context of its own
+// for it: the upstream clients probe a source that has not answered yet
+// instead of spending the request's time on retries.
 func (c *waitContext) Value(key any) any {
+	if _, ok := key.(upstream.Waiter); ok {
+		return true
+	}
 	c.mu.Lock()
 	timed := c.timed
 	c.mu.Unlock()

@@ -38,7 +38,7 @@ const copyState = "mdqs_copy_state"
 
 // copyOrder is every table of the store, parents before children (the
 // PostgreSQL schema's foreign keys need them so).
-var copyOrder = []string{"clients", "tokens", "counters", "snapshot_runs", "sector_snapshots", "daily_rankings", "exchange_holidays",
+var copyOrder = []string{"clients", "tokens", "counters", "snapshot_runs", "sector_snapshots", "daily_rankings", "daily_stats", "exchange_holidays",
 	"movement_events", "bars", "bar_coverage", "stocks", "daily_signals", "chip_metrics", "hot_rank", "info_imports",
 	"news", "news_codes", "news_fts", "financial_reports", "blocks", "block_members", "tdx_files", "screener_jobs",
 	"screener_results", "store_meta", "movement_timelines", "corporate_actions",

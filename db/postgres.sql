@@ -634,3 +634,16 @@ CREATE TABLE published_pool_rows (
 -- Every terminal file is read again at the next refresh (issue 32); see
 -- schema.sql.
 DELETE FROM tdx_files;
+
+-- version 28
+-- The day's stats of GET /v1/api/market/stats/range (issue 32); see schema.sql.
+CREATE TABLE daily_stats (
+    trade_day    BIGINT PRIMARY KEY,
+    source       TEXT NOT NULL,
+    updated_ms   BIGINT NOT NULL,
+    industry_in  TEXT NOT NULL,
+    concept_in   TEXT NOT NULL,
+    industry_out TEXT NOT NULL,
+    concept_out  TEXT NOT NULL,
+    sectors_in   TEXT NOT NULL
+);

@@ -7,8 +7,10 @@ import (
 	"mdqs/internal/market"
 )
 
-// SaveDailyRanking stores every list of a day's ranking, replacing what the
-// day had, in one transaction: running it twice leaves the same rows.
+// SaveDailyRanking stores every list of a day's ranking and its stats
+// (DailyStats), replacing what the day had, in one transaction: running it
+// twice leaves the same rows, and a day's stats never disagree with its
+// ranking.
 func (s *Store) SaveDailyRanking(ctx context.Context, day market.Day, r *market.Ranking) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM daily_rankings WHERE trade_day = ?`, int(day)); err != nil {
@@ -30,7 +32,7 @@ func (s *Store) SaveDailyRanking(ctx context.Context, day market.Day, r *market.
 				}
 			}
 		}
-		return nil
+		return saveDailyStats(ctx, tx, StatsOf(day, r))
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"mdqs/db"
 	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // Collector fetches snapshots from sources, stores each collection in
@@ -42,6 +43,7 @@ type Collector struct {
 	// was waiting for.
 	pending   map[key]time.Time
 	flight    singleflight.Group
+	waits     upstream.WaitMarks // of the collections in flight
 	observers []Observer
 }
 
@@ -239,10 +241,16 @@ func (c *Collector) collectWithin(ctx context.Context, kind market.SectorKind, s
 		return Stored{}, market.Errorf(market.KindInvalid, "source %s is not configured on this server", source)
 	}
 	start := time.Now()
-	ch := c.flight.DoChan(string(kind)+"/"+source, func() (any, error) {
+	fkey := string(kind) + "/" + source
+	// A request that starts or joins the collection (a job may have
+	// started it) waits on it: a source that has not answered yet is
+	// not retried while it does.
+	mark := c.waits.Join(ctx, fkey)
+	ch := c.flight.DoChan(fkey, func() (any, error) {
+		defer c.waits.Done(fkey, mark)
 		// A caller that gives up must not cancel the collection the others
 		// are waiting for; only Close does.
-		fctx, cancel := context.WithTimeout(c.base, 2*time.Minute)
+		fctx, cancel := context.WithTimeout(mark.Context(c.base), 2*time.Minute)
 		defer cancel()
 		k := key{kind, source}
 		c.mu.Lock()

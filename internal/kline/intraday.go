@@ -12,6 +12,7 @@ import (
 
 	"mdqs/cache"
 	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // Intraday holds the latest sessions' 1-minute series of the codes being
@@ -35,7 +36,8 @@ type Intraday struct {
 	series map[market.Code]*list.Element // of *intradaySeries, most recent use first
 	lru    *list.List
 	flight singleflight.Group
-	source string // the source's name, for errors
+	waits  upstream.WaitMarks // of the fetches in flight
+	source string             // the source's name, for errors
 }
 
 type intradaySeries struct {
@@ -142,8 +144,11 @@ func (in *Intraday) due(s *intradaySeries) bool {
 // waiting (its context ends: server.upstream_wait, or the client left).
 func (in *Intraday) fetch(ctx context.Context, code market.Code) (Session, error) {
 	start := time.Now()
-	ch := in.flight.DoChan(code.String(), func() (any, error) {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	key := code.String()
+	mark := in.waits.Join(ctx, key) // a request waits on the fetch from now
+	ch := in.flight.DoChan(key, func() (any, error) {
+		defer in.waits.Done(key, mark)
+		fctx, cancel := context.WithTimeout(mark.Context(context.WithoutCancel(ctx)), time.Minute)
 		defer cancel()
 		bars, err := in.src.Trends(fctx, code, 2)
 		if err != nil {

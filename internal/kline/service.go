@@ -33,6 +33,7 @@ type Service struct {
 	cfg      Config
 	log      *slog.Logger
 	flight   singleflight.Group
+	waits    upstream.WaitMarks // of the fetches in flight
 }
 
 func NewService(store *db.Store, src BarSource, srcName string, intraday *Intraday, cal *market.Calendar, clock market.Clock, cfg Config, log *slog.Logger) *Service {
@@ -181,8 +182,10 @@ func (s *Service) Ensure(ctx context.Context, code market.Code, freq market.Freq
 func (s *Service) ensure(ctx context.Context, code market.Code, freq market.Freq, from, to market.Day, wait time.Duration) error {
 	key := fmt.Sprintf("%v/%s/%d/%d", code, freq, from, to)
 	start := time.Now()
+	mark := s.waits.Join(ctx, key) // a request waits on the fetch from now
 	ch := s.flight.DoChan(key, func() (any, error) {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer s.waits.Done(key, mark)
+		fctx, cancel := context.WithTimeout(mark.Context(context.WithoutCancel(ctx)), 2*time.Minute)
 		defer cancel()
 		cov, _, ok, err := s.store.Coverage(fctx, code, freq)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"mdqs/db"
 	"mdqs/internal/board"
 	"mdqs/internal/market"
+	"mdqs/internal/upstream"
 )
 
 // Config is the spec's MARKET_CONF for the ranking, plus the source mode.
@@ -47,7 +48,10 @@ type Service struct {
 	tier  *cache.Tier[sharedEntry] // nil: nothing shared
 
 	flight  singleflight.Group
+	waits   upstream.WaitMarks // of the builds in flight
 	onBuild atomic.Pointer[func(*Entry)]
+	// statsDone counts the days kept so far by each stats flight.
+	statsDone sync.Map
 }
 
 // OnBuild has fn called with each ranking this process builds and keeps
@@ -198,13 +202,17 @@ func (s *Service) rebuild(ctx context.Context, day market.Day, collect bool) (*E
 	if !collect {
 		key += "/stored"
 	}
+	// A request that starts or joins the build (the end-of-day job may
+	// have started it) waits on its collections from then on.
+	mark := s.waits.Join(ctx, key)
 	ch := s.flight.DoChan(key, func() (any, error) {
+		defer s.waits.Done(key, mark)
 		// The build outlives a request that stops waiting (the others
 		// sharing it still wait), but not its wait: a request that can
 		// wait only so long on the upstreams (server.upstream_wait) has
 		// the build's collections give up waiting then, naming the source
 		// they wait for, while they go on in the background.
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+		bctx, cancel := context.WithTimeout(mark.Context(context.WithoutCancel(ctx)), 3*time.Minute)
 		defer cancel()
 		if d, ok := ctx.Deadline(); ok {
 			bctx, cancel = context.WithDeadline(bctx, d)

@@ -59,6 +59,7 @@ type breaker struct {
 	failures int // consecutive counted failures while closed
 	openedAt time.Time
 	probing  bool // half-open and the probe is out
+	answered bool // a call has been answered since the start
 	trips    int64
 	rejected int64
 }
@@ -67,33 +68,50 @@ func newBreaker(threshold int, cooldown time.Duration) *breaker {
 	return &breaker{threshold: threshold, cooldown: cooldown}
 }
 
-// allow says whether a call may go to the network now. A refusal is an
-// *Error of KindCircuitOpen that says when the next probe is due.
-func (b *breaker) allow(now time.Time) *Error {
+// allow says whether a call may go to the network now, and whether it is
+// a probe: one attempt per host, no retries. Retries absorb a blip of a
+// source that answers; a source whose last call failed after its retries
+// is not blipping, so every call until one is answered probes it (the
+// circuit's half-open probe, and the calls before the circuit opens, which
+// cost four attempts and seconds each before). A refusal is an *Error of
+// KindCircuitOpen that says when the next probe is due.
+func (b *breaker) allow(now time.Time) (probe bool, refused *Error) {
 	if b.threshold <= 0 {
-		return nil
+		return false, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state {
 	case BreakerClosed:
-		return nil
+		return b.failures > 0, nil
 	case BreakerOpen:
 		if now.Before(b.openedAt.Add(b.cooldown)) {
 			break
 		}
 		b.state, b.probing = BreakerHalfOpen, true
-		return nil
+		return true, nil
 	case BreakerHalfOpen:
 		if !b.probing {
 			b.probing = true
-			return nil
+			return true, nil
 		}
 	}
 	b.rejected++
 	retry := b.openedAt.Add(b.cooldown).Sub(now)
-	return &Error{Kind: KindCircuitOpen, Detail: "after repeated failures; next probe in " + retry.Round(time.Second).String(),
+	return false, &Error{Kind: KindCircuitOpen, Detail: "after repeated failures; next probe in " + retry.Round(time.Second).String(),
 		retryAfter: retry}
+}
+
+// unproven says that no call has been answered since the start: a
+// request waiting on a call to such a source does not wait for retries
+// (fetcher.attempts).
+func (b *breaker) unproven() bool {
+	if b.threshold <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.answered
 }
 
 // record takes the outcome of a call that allow let through.
@@ -118,7 +136,7 @@ func (b *breaker) record(now time.Time, err error) {
 			b.trips++
 		}
 	default:
-		b.state, b.failures, b.probing = BreakerClosed, 0, false
+		b.state, b.failures, b.probing, b.answered = BreakerClosed, 0, false, true
 	}
 }
 

@@ -50,14 +50,17 @@ func TestBreakerOpensRefusesProbesAndCloses(t *testing.T) {
 		return err
 	}
 
-	for i := range 3 {
-		wantErr(t, call(), KindHTTPStatus, 2, "")
+	// The first call has its retry; the source then failed a call, so
+	// the next ones probe it, one attempt each (issue 32: each cost its
+	// retries, seconds of backoff, before the circuit opened).
+	for i, attempts := range []int{2, 1, 1} {
+		wantErr(t, call(), KindHTTPStatus, attempts, "")
 		if st := c.Status(); (i < 2) != (st.Breaker == BreakerClosed) {
 			t.Fatalf("after failure %d breaker is %s", i+1, st.Breaker)
 		}
 	}
-	if rec.count() != 6 {
-		t.Fatalf("server saw %d requests, want 6 (3 calls x 2 attempts)", rec.count())
+	if rec.count() != 4 {
+		t.Fatalf("server saw %d requests, want 4 (2 attempts, then 2 probes)", rec.count())
 	}
 	st := c.Status()
 	if st.Breaker != BreakerOpen || st.BreakerTrips != 1 || !st.BreakerOpenedAt.Equal(testNow()) ||
@@ -71,7 +74,7 @@ func TestBreakerOpensRefusesProbesAndCloses(t *testing.T) {
 	if e.Source != SourcePush2His || e.Path != "/api/qt/stock/kline/get" {
 		t.Errorf("refusal names %q %q", e.Source, e.Path)
 	}
-	if rec.count() != 6 {
+	if rec.count() != 4 {
 		t.Fatalf("an open circuit sent a request (%d)", rec.count())
 	}
 	if st := c.Status(); st.Rejected != 1 || st.Failures != 3 || st.LastErrorKind != KindHTTPStatus ||
@@ -79,10 +82,10 @@ func TestBreakerOpensRefusesProbesAndCloses(t *testing.T) {
 		t.Errorf("status after a refusal: %+v", st)
 	}
 
-	// Cooldown over, upstream still down: the probe fails (with its retries)
+	// Cooldown over, upstream still down: the probe fails (one attempt)
 	// and the circuit opens again for a full cooldown.
 	clock.Advance(time.Second)
-	wantErr(t, call(), KindHTTPStatus, 2, "")
+	wantErr(t, call(), KindHTTPStatus, 1, "")
 	if st := c.Status(); st.Breaker != BreakerOpen || st.BreakerTrips != 2 || !st.BreakerOpenedAt.Equal(testNow().Add(30*time.Second)) {
 		t.Fatalf("after a failed probe: %+v", st)
 	}
@@ -149,18 +152,18 @@ func TestBreakerHalfOpenLetsOneProbe(t *testing.T) {
 	now := testNow()
 	b := newBreaker(1, time.Minute)
 	b.record(now, &Error{Kind: KindTimeout})
-	if b.allow(now) == nil {
+	if _, e := b.allow(now); e == nil {
 		t.Fatal("open circuit allowed a call")
 	}
 	later := now.Add(time.Minute)
-	if e := b.allow(later); e != nil {
+	if _, e := b.allow(later); e != nil {
 		t.Fatalf("first call after the cooldown refused: %v", e)
 	}
-	if e := b.allow(later); e == nil || e.Kind != KindCircuitOpen {
+	if _, e := b.allow(later); e == nil || e.Kind != KindCircuitOpen {
 		t.Fatalf("second caller during the probe: %v", e)
 	}
 	b.record(later, &Error{Kind: KindCanceled})
-	if e := b.allow(later); e != nil {
+	if _, e := b.allow(later); e != nil {
 		t.Fatalf("after a canceled probe the next caller is refused: %v", e)
 	}
 	b.record(later, nil)
@@ -181,7 +184,7 @@ func TestBreakerDisabled(t *testing.T) {
 	for range 100 {
 		b.record(testNow(), &Error{Kind: KindTransport})
 	}
-	if e := b.allow(testNow()); e != nil {
+	if _, e := b.allow(testNow()); e != nil {
 		t.Fatalf("disabled breaker refused: %v", e)
 	}
 	if d := (SourceConfig{}).withDefaults(DefaultConfig().Push2His); d.BreakerFailures != 5 || d.BreakerCooldown != 30*time.Second {

@@ -157,24 +157,26 @@ func (f *fetcher) noteDrift(c *check) {
 // (hostList). While the source's circuit breaker is open, get fails at
 // once with KindCircuitOpen.
 func (f *fetcher) get(ctx context.Context, req request, decode func(body []byte) error) error {
-	if e := f.brk.allow(f.clock.Now()); e != nil {
+	probe, e := f.brk.allow(f.clock.Now())
+	if e != nil {
 		e.Source, e.Path = f.source, f.fullPath(req.path)
 		return e
 	}
-	err := f.failover(ctx, req, decode)
+	err := f.failover(ctx, req, decode, probe)
 	f.brk.record(f.clock.Now(), err)
 	return err
 }
 
 // failover tries req on the hosts of the plan in turn until one answers or
-// fails in a way another host would not mend.
-func (f *fetcher) failover(ctx context.Context, req request, decode func(body []byte) error) error {
+// fails in a way another host would not mend; a probe (breaker.allow)
+// tries each host once.
+func (f *fetcher) failover(ctx context.Context, req request, decode func(body []byte) error, probe bool) error {
 	plan := f.hosts.plan(f.clock.Now())
 	sent := 0
 	for n := 0; ; n++ {
 		i, more := plan[n], n < len(plan)-1
 		retries := f.cfg.Retries
-		if more && f.hosts.probing(i) {
+		if probe || more && f.hosts.probing(i) {
 			retries = 0
 		}
 		u := *f.hosts.base(i)
@@ -217,14 +219,30 @@ func (f *fetcher) attempts(ctx context.Context, target, path string, req request
 		}
 		e := asError(err)
 		e.Source, e.Path, e.Attempts = f.source, path, attempt
-		if !e.retryable() || attempt > retries || more && banSign(e) {
+		if !e.retryable() || attempt > retries || more && banSign(e) || f.requestWaits(ctx) {
 			return e
 		}
-		if err := f.sleep(ctx, f.backoff(attempt, e)); err != nil {
+		wait := f.backoff(attempt, e)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
+			// The caller's time (a request's server.upstream_wait) would
+			// run out while waiting: answer with the failure now, not
+			// "canceled" then. Deadlines are wall-clock times.
+			return e
+		}
+		if err := f.sleep(ctx, wait); err != nil {
 			return &Error{Kind: KindCanceled, Source: f.source, Path: path, Attempts: attempt,
 				Detail: "during backoff after " + e.Kind.String(), Err: err}
 		}
 	}
+}
+
+// requestWaits says that a request waits on this call (Waiting: it
+// started the call, or joined the shared fetch making it since) while the
+// source has not answered yet: the request gets the failure now, as the
+// requests after the circuit opens get theirs at once, instead of waiting
+// out the retries of a source that may well be down.
+func (f *fetcher) requestWaits(ctx context.Context) bool {
+	return Waiting(ctx) && f.brk.unproven()
 }
 
 // fullPath is the request path under the first base URL's prefix.
