@@ -433,6 +433,15 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: rankings.Collect})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.EndOfDay, About: "the end-of-day ranking", Interval: time.Minute, RunAtStart: true,
 		Run: func(ctx context.Context) error { _, err := rankings.EndOfDay(ctx); return err }})
+	if cfg.DemoMode() {
+		// The demo's past days are replays: a first one-year stats/range
+		// would replay some 240 of them while the caller waits. Kept ahead
+		// in the background, a minute after start (not a start-up job: the
+		// server is ready without them) and checked each minute after (one
+		// row a day read once they are kept).
+		runner.Add(jobs.Job{LeaderOnly: true, Name: "demo-daily-stats", Interval: time.Minute,
+			Run: func(ctx context.Context) error { _, err := rankings.KeepStatsAhead(ctx, 366); return err }})
+	}
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "intraday-refresh", Interval: cfg.Kline.Refresh.Duration,
 		Gate: func(now time.Time) bool { return window.Contains(cal, now) }, Run: klines.Intraday().Refresh})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.KlineEndOfDay, About: "the end-of-day derivation", Interval: 5 * time.Minute, RunAtStart: true,

@@ -84,6 +84,49 @@ func (s *Service) StatsRange(ctx context.Context, from, to market.Day, top int) 
 	return stats, missing, nil
 }
 
+// KeepStatsAhead keeps the stats of the past trading days of the last
+// days calendar days that have none, as a first range over them would,
+// and says how many it kept. The demo market runs it in the background
+// (the demo-daily-stats job): its past days are replays, about a second a
+// week of them, which a first one-year range would otherwise wait for. A
+// run that finds every day kept reads one row a day and replays nothing.
+func (s *Service) KeepStatsAhead(ctx context.Context, days int) (int, error) {
+	current := s.CurrentDay()
+	from, to := current.AddDays(-days), s.cal.Prev(current)
+	if to < from {
+		return 0, nil
+	}
+	kept, err := s.store.DailyStats(ctx, from, to)
+	if err != nil {
+		return 0, err
+	}
+	var todo []market.Day
+	for _, d := range s.cal.Between(from, to) {
+		if _, ok := kept[d]; !ok {
+			todo = append(todo, d)
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	// Day by day under the caller's context, unlike a request's keepStats,
+	// whose work outlives the request: a stopping server stops this.
+	n := 0
+	for _, d := range todo {
+		_, ok, err := s.keepDay(ctx, d, current)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	if n > 0 {
+		s.log.Info("kept the daily stats ahead", "days", n, "from", todo[0].String(), "to", todo[len(todo)-1].String())
+	}
+	return n, nil
+}
+
 func viewOf(st db.DayStats, top int, provisional bool) DailyStats {
 	return DailyStats{
 		TradeDay:            st.Day.Compact(),

@@ -242,3 +242,37 @@ func TestStatsRangeGoesOnAfterTheWait(t *testing.T) {
 		t.Errorf("StatsRange once kept = %d days, missing %v, %v; want %d days", len(stats), missing, err, want)
 	}
 }
+
+// TestKeepAYearOfStatsAhead: the demo's stats of the last year are kept
+// ahead of any request (the demo-daily-stats job), so the first one-year
+// stats/range on a fresh demo store reads kept rows instead of replaying
+// some 240 days while the caller waits (16-24 s, a 503 after
+// server.upstream_wait). A second run finds every day kept and replays
+// nothing; the current day is left to its live ranking.
+func TestKeepAYearOfStatsAhead(t *testing.T) {
+	ctx := context.Background()
+	f := newStatsFixture(t, friday10, nil)
+	n, err := f.svc.KeepStatsAhead(ctx, 366)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := market.DefaultCalendar()
+	past := cal.Between(market.Day(20261127).AddDays(-366), cal.Prev(20261127))
+	kept, err := f.store.DailyStats(ctx, past[0], past[len(past)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(past) || len(kept) != len(past) {
+		t.Fatalf("kept %d days (store %d), want every past trading day of the year, %d", n, len(kept), len(past))
+	}
+	replays := f.src.replays.Load()
+	if n, err := f.svc.KeepStatsAhead(ctx, 366); err != nil || n != 0 {
+		t.Errorf("a second run kept %d days (%v), want none", n, err)
+	}
+	if _, _, err := f.svc.StatsRange(ctx, past[0], 20261127, 10); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.src.replays.Load() - replays; d != 0 {
+		t.Errorf("after the job, a year's range replayed %d days, want none", d)
+	}
+}
