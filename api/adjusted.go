@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strconv"
 
 	"mdqs/db"
 	"mdqs/internal/adjust"
@@ -92,9 +93,26 @@ func actionItemOf(a db.Action) actionItem {
 	}
 	if ev := corpaction.PriceEvents([]db.Action{a}); len(ev) == 1 {
 		ex := ev[0].Ex()
-		it.ExFactor, it.ExOffset = &ex.A, &ex.B
+		f, o := significant15(ex.A), significant15(ex.B)
+		it.ExFactor, it.ExOffset = &f, &o
 	}
 	return it
+}
+
+// significant15 writes a map's coefficient as the decimal it stands for:
+// 2.18 per 10 is an offset of −0.218, which float64 division leaves as
+// −0.21800000000000003, and a map without cash has an offset of 0, not
+// −0. Fifteen significant digits are all a float64 holds exactly, so the
+// map a script rebuilds from them is the same to far below a cent.
+func significant15(x float64) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 15, 64), 64)
+	switch {
+	case err != nil: // NaN or an infinity, as it was
+		return x
+	case v == 0:
+		return 0 // never −0
+	}
+	return v
 }
 
 // handleCorporateActions is GET /v1/api/corporate_actions: a code's events

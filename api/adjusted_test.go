@@ -511,3 +511,28 @@ func TestAdjustedFundPricesKeepThreeDecimals(t *testing.T) {
 		t.Fatal("no qfq close with a third decimal: the fund's tick was rounded away")
 	}
 }
+
+// An event's own map is written as its decimals too (issue 32, "numbers as
+// they were written"): 2.18 per 10 is an offset of −0.218, which float64
+// division writes as −0.21800000000000003; 1 / 1.2 keeps its 15
+// significant digits.
+func TestCorporateActionsMapIsWrittenAsDecimals(t *testing.T) {
+	h, tok := klineClient(t)
+	code := market.MustCode("600519.SH")
+	if _, err := h.store.ReplaceActions(context.Background(), "tdx", []db.Action{
+		{Code: code, Day: 20261102, Category: 1, F: [4]float64{2.18, 0, 0, 0}, Source: "tdx"},
+		{Code: code, Day: 20261109, Category: 1, F: [4]float64{0, 0, 2, 0}, Source: "tdx"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := h.signed(http.MethodGet, "/v1/api/corporate_actions?code=600519.SH&start=2026-11-01", tok, nil)
+	r.expect(t, 200, "OK")
+	for _, want := range []string{`"ex_offset":-0.218`, `"ex_factor":0.833333333333333`} {
+		if !strings.Contains(string(r.data), want+",") && !strings.Contains(string(r.data), want+"}") {
+			t.Errorf("want %s in %s", want, r.data)
+		}
+	}
+	if strings.Contains(string(r.data), "0000000") || strings.Contains(string(r.data), "9999999") || strings.Contains(string(r.data), ":-0,") {
+		t.Errorf("float noise in %s", r.data)
+	}
+}
