@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,23 +15,8 @@ import (
 	"mdqs/internal/board"
 	"mdqs/internal/market"
 	"mdqs/internal/upstream"
+	"mdqs/internal/upstream/upstreamtest"
 )
-
-// requestContext is a request's context (upstream.Waiter) that says when
-// the collector has looked at it, that is when the request joins.
-type requestContext struct {
-	context.Context
-	once   sync.Once
-	joined chan struct{}
-}
-
-func (c *requestContext) Value(key any) any {
-	if _, ok := key.(upstream.Waiter); ok {
-		c.once.Do(func() { close(c.joined) })
-		return true
-	}
-	return c.Context.Value(key)
-}
 
 // TestARequestJoiningAJobsCollection (issue 32): a job started a
 // collection of push2, which has not answered since the start, with the
@@ -69,14 +53,14 @@ func TestARequestJoiningAJobsCollection(t *testing.T) {
 	for seen.Load() == 0 {
 		time.Sleep(time.Millisecond) // the job's first attempt is out
 	}
-	req := &requestContext{Context: context.Background(), joined: make(chan struct{})}
+	req := upstreamtest.NewJoining(context.Background())
 	reqErr := make(chan error, 1)
 	go func() {
 		_, err := c.Collect(req, market.Concept, "push2")
 		reqErr <- err
 	}()
 	select {
-	case <-req.joined:
+	case <-req.Joined():
 	case <-time.After(10 * time.Second): // a failsafe: a collector that never asks fails below
 	}
 	close(release)

@@ -3,7 +3,6 @@ package demo
 import (
 	"context"
 	"math"
-	"slices"
 	"sync"
 
 	"mdqs/internal/market"
@@ -245,29 +244,10 @@ func (m *Market) fundDaily(ctx context.Context, f, i int) (market.Bar, bool, err
 
 // fundKlines is Klines for fund f, with an index's rules for the days.
 func (m *Market) fundKlines(ctx context.Context, f int, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
-	now := m.clock.Now()
-	cut := now.Unix()
-	end := market.DayOf(now)
-	if to != 0 && to < end {
-		end = to
-	}
-	hi := m.onOrBefore(end)
-	var lo int
-	switch {
-	case from != 0:
-		lo, _ = slices.BinarySearch(m.days, from)
-	case freq == market.Daily:
-		lo = 0
-	default:
-		lo = hi - 4
-	}
-	lo = max(lo, 0)
+	lo, hi, cut, err := m.klineSpan(freq, from, to)
 	bars := []market.Bar{}
-	if hi < 0 || lo > hi {
-		return bars, nil
-	}
-	if freq != market.Daily && hi-lo+1 > maxMinuteDays {
-		return nil, market.Errorf(market.KindInvalid, "%d days of minute bars: at most %d per request", hi-lo+1, maxMinuteDays)
+	if err != nil || lo > hi {
+		return bars, err
 	}
 	if err := m.fundIndexDays(ctx, f, lo, hi); err != nil {
 		return nil, err

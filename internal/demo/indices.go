@@ -650,17 +650,19 @@ func (m *Market) indexMinutes(k, i int) []market.Bar {
 	return out
 }
 
-// indexKlines is Klines for index k, with the same rules as a stock's.
-func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+// klineSpan is the timeline days [lo, hi] a K-line request of an index or
+// a fund for freq from..to covers as of the clock (cut, its Unix second,
+// bounds the bars): every day for daily bars without a start, the last
+// five for minutes; lo > hi when none. Too many days of minutes is
+// invalid.
+func (m *Market) klineSpan(freq market.Freq, from, to market.Day) (lo, hi int, cut int64, err error) {
 	now := m.clock.Now()
-	cut := now.Unix()
-	today := market.DayOf(now)
-	end := today
+	cut = now.Unix()
+	end := market.DayOf(now)
 	if to != 0 && to < end {
 		end = to
 	}
-	hi := m.onOrBefore(end)
-	var lo int
+	hi = m.onOrBefore(end)
 	switch {
 	case from != 0:
 		lo, _ = slices.BinarySearch(m.days, from)
@@ -670,12 +672,21 @@ func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from,
 		lo = hi - 4
 	}
 	lo = max(lo, 0)
-	bars := []market.Bar{}
 	if hi < 0 || lo > hi {
-		return bars, nil
+		return 1, 0, cut, nil
 	}
 	if freq != market.Daily && hi-lo+1 > maxMinuteDays {
-		return nil, market.Errorf(market.KindInvalid, "%d days of minute bars: at most %d per request", hi-lo+1, maxMinuteDays)
+		return 0, 0, cut, market.Errorf(market.KindInvalid, "%d days of minute bars: at most %d per request", hi-lo+1, maxMinuteDays)
+	}
+	return lo, hi, cut, nil
+}
+
+// indexKlines is Klines for index k, with the same rules as a stock's.
+func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from, to market.Day) ([]market.Bar, error) {
+	lo, hi, cut, err := m.klineSpan(freq, from, to)
+	bars := []market.Bar{}
+	if err != nil || lo > hi {
+		return bars, err
 	}
 	if err := m.indexDays(ctx, lo, hi); err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,23 +14,8 @@ import (
 	"mdqs/internal/market"
 	"mdqs/internal/ranking"
 	"mdqs/internal/upstream"
+	"mdqs/internal/upstream/upstreamtest"
 )
-
-// requestContext is a request's context (upstream.Waiter) that says when a
-// service has looked at it, that is when the request joins.
-type requestContext struct {
-	context.Context
-	once   sync.Once
-	joined chan struct{}
-}
-
-func (c *requestContext) Value(key any) any {
-	if _, ok := key.(upstream.Waiter); ok {
-		c.once.Do(func() { close(c.joined) })
-		return true
-	}
-	return c.Context.Value(key)
-}
 
 // TestARequestJoiningTheEndOfDayBuild (issue 32): the end-of-day job
 // started the day's ranking build, whose collections ask push2 (not
@@ -74,14 +58,14 @@ func TestARequestJoiningTheEndOfDayBuild(t *testing.T) {
 	for seen.Load() < 2 {
 		time.Sleep(time.Millisecond) // both families' first attempts are out
 	}
-	req := &requestContext{Context: context.Background(), joined: make(chan struct{})}
+	req := upstreamtest.NewJoining(context.Background())
 	reqErr := make(chan error, 1)
 	go func() {
 		_, err := svc.Rebuild(req, 20261123)
 		reqErr <- err
 	}()
 	select {
-	case <-req.joined:
+	case <-req.Joined():
 	case <-time.After(10 * time.Second): // a failsafe: a service that never asks fails below
 	}
 	close(release)
