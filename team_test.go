@@ -68,9 +68,10 @@ type teamHelperSpec struct {
 	Args   []string  `json:"args"`
 	Start  time.Time `json:"start"`
 	Anchor int64     `json:"anchor"` // unix nanoseconds
-	// Dir is the helper's working folder (the demo terminal's folders go
-	// there on a PostgreSQL store); "": a temporary one, never the
-	// package's folder (testservers.Run fails a run that litters it).
+	// Dir is the helper's working folder, which holds its configuration
+	// file (the demo terminal's folders go beside it on a PostgreSQL
+	// store); "": a temporary one, never the package's folder
+	// (testservers.Run fails a run that litters it).
 	Dir string `json:"-"`
 }
 
@@ -256,14 +257,16 @@ func (h *helperStdout) Write(p []byte) (int, error) {
 // (interrupted, as an operator stops a server) when the test ends.
 func startTeamInstance(t *testing.T, name, config, target string, spec teamHelperSpec, up *teamUpstream, clock teamClock) *teamInstance {
 	t.Helper()
-	cfgPath := filepath.Join(t.TempDir(), "config.toml")
+	if spec.Dir == "" {
+		spec.Dir = t.TempDir()
+	}
+	// Each instance's file in the shared folder: a team's demo terminal
+	// folders go beside the configuration.
+	cfgPath := filepath.Join(spec.Dir, "config-"+name+".toml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	spec.Args = []string{"-config", cfgPath, "-addr", "127.0.0.1:0", "-db", target}
-	if spec.Dir == "" {
-		spec.Dir = t.TempDir()
-	}
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)

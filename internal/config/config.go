@@ -29,6 +29,10 @@ import (
 // AUTHZ_TOKEN_TTL_HOURS is auth.token_ttl_hours, AUTHZ_TOKEN_MAX_PER_CLIENT is
 // auth.token_max_per_client.
 type Config struct {
+	// home is the folder of the file the configuration was read from ("":
+	// the built-in defaults): a team's demo terminal folders go there.
+	home string
+
 	Server  Server  `toml:"server"`
 	Auth    Auth    `toml:"auth"`
 	Limits  Limits  `toml:"limits"`
@@ -319,6 +323,9 @@ func Load(path string, overrides ...func(*Config)) (cfg Config, from string, err
 	if err != nil {
 		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
 	}
+	if path != "" || from == "config.toml" {
+		cfg.home = filepath.Dir(from)
+	}
 	for _, o := range overrides {
 		o(&cfg)
 	}
@@ -556,17 +563,22 @@ func (c Config) UsesDemoTerminal() bool {
 // TerminalDir is the terminal folder the bridge reads: tdx.dir, or for the
 // demo terminal a folder beside the database named after it
 // (mdqs-demo.db: mdqs-demo-tdx), so that each demo store has its own; ""
-// for none. On a server's store (a team) it is the working folder's
-// mdqs-demo-tdx-INSTANCE: every instance writes its own copy, so two
-// instances started in one folder of one PC never swap a folder the other
-// is writing or reading (docs/team.md).
+// for none. On a server's store (a team) it is mdqs-demo-tdx-INSTANCE
+// beside the configuration file (the working folder with the built-in
+// defaults): every instance writes its own copy, so two instances started
+// with one folder's configuration never swap a folder the other is writing
+// or reading (docs/team.md).
 func (c Config) TerminalDir() string {
 	if !c.UsesDemoTerminal() {
 		return c.TDX.Dir
 	}
 	db := c.DBPath()
 	if IsServerURL(db) {
-		return "mdqs-demo-tdx-" + fileSafe(c.InstanceName())
+		name := "mdqs-demo-tdx-" + fileSafe(c.InstanceName())
+		if c.home == "" || c.home == "." {
+			return name
+		}
+		return filepath.Join(c.home, name)
 	}
 	return strings.TrimSuffix(db, filepath.Ext(db)) + "-tdx"
 }

@@ -314,6 +314,22 @@ func TestTerminalDirOfAServerStore(t *testing.T) {
 	if got := cfg.TerminalDir(); got != "mdqs-demo-tdx-desk-a_8080_x" {
 		t.Errorf("TerminalDir of instance %q = %q, want mdqs-demo-tdx-desk-a_8080_x", cfg.Server.Instance, got)
 	}
+
+	// Read from a file, the folders go beside it: the server's own folder,
+	// not whichever one it was started in (a test's in-process server wrote
+	// its folder into the package's source folder).
+	dir := t.TempDir()
+	path := filepath.Join(dir, "team.toml")
+	if err := os.WriteFile(path, []byte("[server]\ninstance = \"b\"\ndb = \"postgres://mdqs:pw@db.lan:5432/mdqs\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := loaded.TerminalDir(), filepath.Join(dir, "mdqs-demo-tdx-b"); got != want {
+		t.Errorf("TerminalDir with the configuration read from %s = %q, want %q", path, got, want)
+	}
 }
 
 // Overrides (a command's -db) apply before validation: the relations
