@@ -933,9 +933,16 @@ class TestFrames(ServerTest):
         df = self.client.quality(as_frame=True)
         self.assertEqual(list(df["field"]), ["open", "high", "low", "close", "volume", "amount"])
         self.assertEqual(df.attrs["date"], q["date"])
+        # A day the security master did not record: the archive part says
+        # so (no 404), and the limit pools' comparison still stands.
+        old = self.client.quality(date="2001-01-05")
+        self.assertEqual(old["archive_status"], "not_recorded")
+        self.assertIsNotNone(old["archive_detail"])
+        self.assertEqual(old["universe"], 0)
+        self.assertEqual(q["archive_status"], "measured")
         with self.assertRaises(MdqsError) as cm:
-            self.client.quality(date="2001-01-05")
-        self.assertEqual(cm.exception.status, 404)
+            self.client.quality(date="2001-13-01")
+        self.assertEqual(cm.exception.status, 400)
 
     def test_quality_comparisons(self):
         # The demo server compares its own demo terminal: the .day files
