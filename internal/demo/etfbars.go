@@ -300,21 +300,14 @@ func (m *Market) fundIndexDays(ctx context.Context, f, lo, hi int) error {
 // fundTrends is Trends for fund f, with a stock's rule for which session
 // is the latest.
 func (m *Market) fundTrends(ctx context.Context, f, ndays int) ([]market.Bar, error) {
-	now := m.clock.Now()
-	today := market.DayOf(now)
-	latest := m.onOrBefore(today)
-	if i, ok := m.index(today); ok && now.Unix() < barEnd(today, 1) {
-		latest = i - 1
-	}
-	lo := max(0, latest-ndays+1)
+	lo, latest, cut := m.trendsSpan(ndays)
 	bars := []market.Bar{}
-	if latest < 0 || lo > latest {
+	if lo > latest {
 		return bars, nil
 	}
 	if err := m.fundIndexDays(ctx, f, lo, latest); err != nil {
 		return nil, err
 	}
-	cut := now.Unix()
 	for i := lo; i <= latest; i++ {
 		fd, err := m.fundDayAt(ctx, f, i)
 		if err != nil {

@@ -711,24 +711,35 @@ func (m *Market) indexKlines(ctx context.Context, k int, freq market.Freq, from,
 	return bars, nil
 }
 
-// indexTrends is Trends for index k: the latest ndays sessions' one-minute
-// bars, with a stock's rule for which session is the latest.
-func (m *Market) indexTrends(ctx context.Context, k, ndays int) ([]market.Bar, error) {
+// trendsSpan is the timeline days [lo, latest] of the latest ndays
+// sessions, with a stock's rule for which session is the latest (today's
+// once its first minute has ended), and the clock's Unix second (cut)
+// that bounds the bars; lo > latest when none.
+func (m *Market) trendsSpan(ndays int) (lo, latest int, cut int64) {
 	now := m.clock.Now()
+	cut = now.Unix()
 	today := market.DayOf(now)
-	latest := m.onOrBefore(today)
+	latest = m.onOrBefore(today)
 	if i, ok := m.index(today); ok && now.Unix() < barEnd(today, 1) {
 		latest = i - 1
 	}
-	lo := max(0, latest-ndays+1)
+	if latest < 0 {
+		return 1, 0, cut
+	}
+	return max(0, latest-ndays+1), latest, cut
+}
+
+// indexTrends is Trends for index k: the latest ndays sessions' one-minute
+// bars, with a stock's rule for which session is the latest.
+func (m *Market) indexTrends(ctx context.Context, k, ndays int) ([]market.Bar, error) {
+	lo, latest, cut := m.trendsSpan(ndays)
 	bars := []market.Bar{}
-	if latest < 0 || lo > latest {
+	if lo > latest {
 		return bars, nil
 	}
 	if err := m.indexDays(ctx, lo, latest); err != nil {
 		return nil, err
 	}
-	cut := now.Unix()
 	for i := lo; i <= latest; i++ {
 		for _, b := range m.indexMinutes(k, i) {
 			if b.TS <= cut {
