@@ -75,7 +75,10 @@ func main() {
 		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
 		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
-	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
+	code := exitCode(run(ctx, env, os.Args[1:]), os.Stderr)
+	stop() // Ctrl+C while the window waits ends mdqs as usual
+	cli.HoldOnError(code, os.Stdin, os.Stderr)
+	os.Exit(code)
 }
 
 const usage = `usage: mdqs [command] [flags]
@@ -581,6 +584,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
 		"config", from, "version", env.Version, "signature", cfg.Auth.Signature, "instance", tm.name, "leader", tm.lead.IsLeader(),
 		"redis", tm.redisAddr())
+	cli.Banner(env.Stdout, cfg, ln.Addr().String())
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
 	}
