@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net"
 
 	"mdqs/internal/config"
 )
@@ -12,20 +11,6 @@ import (
 // the demo in a console window of its own. What that window says is all
 // the guidance there is, so it says where to go and how to log in, and
 // an error stays on screen until it has been read.
-
-// DashboardURL is the address to open in a browser for a server listening
-// at addr: a server on every interface (0.0.0.0, ::, no host) is reached
-// on this machine at 127.0.0.1, which is also a name its Host check lets in.
-func DashboardURL(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "http://" + addr + "/"
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
-}
 
 // DemoClientOn reports that the server seeds the well-known demo client:
 // asked for (demo.enabled in demo mode, demo.live_client in live mode)
@@ -42,7 +27,7 @@ func DemoClientOn(cfg config.Config) bool {
 // address): the page to open and, where the demo client is seeded, its
 // credentials, in English and in Chinese.
 func Banner(w io.Writer, cfg config.Config, addr string) {
-	url := DashboardURL(addr)
+	url := config.LocalURL(addr)
 	if cfg.DemoMode() {
 		fmt.Fprintf(w, "mdqs serves the demo market (offline, made-up prices) at %s\nmdqs 正在提供演示行情（离线，虚构数据）：%s\n", url, url)
 	} else {
