@@ -124,7 +124,7 @@ func TestUpstreamChecks(t *testing.T) {
 		{"nothing listens", u.closed, nil, false, Fail, "connection refused", "push2.proxy"},
 		{"no answer in time", u.slow.URL, nil, false, Fail, "no answer within 300ms", "firewall"},
 		{"down, its alternate answers", u.closed, []string{u.broken.URL, u.ok.URL}, false, Warn, "its alternate " + u.ok.URL + " answers 200", "while the alternate answers"},
-		{"down in demo mode", u.closed, nil, true, Warn, "demo mode does not use it", ""},
+		{"down in demo mode", u.closed, nil, true, Warn, "demo mode does not use it; going live needs it", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := liveConfig(tt.base)
@@ -171,8 +171,7 @@ func TestProbesFor(t *testing.T) {
 			"lhb.datacenter", "limit_pools.push2ex", "securities.sse", "securities.szse"}, []string{"sources.push2", "sources.push2his"}, true},
 		{"auto, fewer datasets", auto, []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney", "news.cls",
 			"finance.datacenter", "lhb.datacenter"}, []string{"sources.push2", "sources.push2his", "sources.akshare"}, true},
-		{"demo", config.Default(), []string{"sources.push2", "sources.push2his", "sources.akshare", "hot_rank.eastmoney", "news.eastmoney",
-			"news.notices", "finance.datacenter", "lhb.datacenter", "limit_pools.push2ex", "securities.sse", "securities.szse"}, nil, true},
+		{"demo", config.Default(), []string{"sources.push2", "sources.push2his"}, nil, true},
 	} {
 		all, needed := names(tt.cfg)
 		if !slices.Equal(all, tt.all) || !slices.Equal(needed, tt.needed) {

@@ -21,7 +21,11 @@ func checkService(s ServiceState) Check {
 	}
 	switch {
 	case s.Err != nil:
-		ck.Status, ck.Found = Skip, "could not ask the service manager: "+s.Err.Error()
+		ck.Status, ck.Found = Skip, "could not ask the service manager"
+		if s.Platform != "" {
+			ck.Found += " (" + s.Platform + ")"
+		}
+		ck.Found += ": " + s.Err.Error()
 	case !s.Installed:
 		ck.Found = kind + " is not installed; mdqs runs while its window is open"
 		ck.Fix = "to start it with the machine: mdqs service install (as an administrator), see docs/operations.md"

@@ -41,8 +41,9 @@ const (
 
 // probesFor lists the upstreams a live start of cfg asks: push2 and
 // push2his always, AKTools for auto and akshare, and each dataset's own
-// host where it is on. In demo mode the same list is asked, none needed:
-// what a live start would meet.
+// host where it is on. Demo mode asks none of them; push2 and push2his,
+// which every live mode needs, are asked (not needed) to say whether
+// going live would find them.
 func probesFor(cfg config.Config) []probe {
 	live := !cfg.DemoMode()
 	mirrored := func(name string, m config.Mirrored, path string) probe {
@@ -52,9 +53,12 @@ func probesFor(cfg config.Config) []probe {
 		return probe{name: name, base: u.BaseURL, path: "/", proxy: u.Proxy, timeout: u.Timeout.Duration}
 	}
 	ps := []probe{mirrored("sources.push2", cfg.Sources.Push2, push2Probe), mirrored("sources.push2his", cfg.Sources.Push2His, push2hisProbe)}
-	if s := cfg.Sources.Default; s == "auto" || s == "akshare" || cfg.DemoMode() {
+	if !live {
+		return ps
+	}
+	if s := cfg.Sources.Default; s == "auto" || s == "akshare" {
 		p := single("sources.akshare", cfg.Sources.AKShare)
-		p.needed = live
+		p.needed = true
 		ps = append(ps, p)
 	}
 	ps = append(ps, single("hot_rank.eastmoney", cfg.HotRank.EastMoney))
@@ -189,7 +193,7 @@ func upstreamCheck(cfg config.Config, p probe, a answer) Check {
 	ck := Check{Name: "upstream " + strings.TrimPrefix(p.name, "sources."), Details: a}
 	unused := ""
 	if cfg.DemoMode() {
-		unused = " (demo mode does not use it; a live start would)"
+		unused = " (demo mode does not use it; going live needs it)"
 	}
 	host := p.base
 	switch {
