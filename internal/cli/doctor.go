@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/kardianos/service"
@@ -61,7 +62,7 @@ func doctorCommand(ctx context.Context, env Env, args []string, deps doctorDeps)
 	if *timeout <= 0 {
 		return Usage("mdqs doctor: -timeout must be positive, e.g. 5s")
 	}
-	cfg, from, err := config.Load(*configPath, func(c *config.Config) {
+	cfg, from, origins, err := config.Explain(env.ConfigInput(*configPath), func(c *config.Config) {
 		if *addr != "" {
 			c.Server.Addr = *addr
 		}
@@ -72,6 +73,13 @@ func doctorCommand(ctx context.Context, env Env, args []string, deps doctorDeps)
 	if from == "" {
 		from = *configPath
 	}
+	var fromEnv []string
+	for _, o := range origins {
+		if o.Kind == config.FromEnvironment || o.Kind == config.FromSecretFile {
+			fromEnv = append(fromEnv, o.Name)
+		}
+	}
+	slices.Sort(fromEnv)
 	cal := market.DefaultCalendar()
 	if err == nil && cfg.Market.HolidaysFile != "" {
 		if f, ferr := os.Open(cfg.Market.HolidaysFile); ferr == nil {
@@ -83,7 +91,7 @@ func doctorCommand(ctx context.Context, env Env, args []string, deps doctorDeps)
 		fmt.Fprintf(env.Stderr, "mdqs doctor: checking (each upstream may take up to %s) ...\n", *timeout)
 	}
 	rep := doctor.Run(ctx, doctor.Deps{
-		Config: cfg, ConfigFrom: from, ConfigErr: err,
+		Config: cfg, ConfigFrom: from, ConfigErr: err, FromEnvironment: fromEnv,
 		Clock: deps.clock, Calendar: cal, Timeout: *timeout,
 		SQLiteSchema: env.SQLiteSchema,
 		Drives:       deps.drives,

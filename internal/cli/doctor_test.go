@@ -130,6 +130,25 @@ func TestDoctorCommand(t *testing.T) {
 		}
 	})
 
+	// Checked as serve reads it: MDQS_* variables over the file, and the
+	// check names them.
+	t.Run("the environment sets keys over the file", func(t *testing.T) {
+		env, out, _, configPath := doctorFixture(t, up.URL)
+		secret := filepath.Join(t.TempDir(), "db")
+		os.WriteFile(secret, []byte(filepath.Join(t.TempDir(), "elsewhere.db")), 0o600)
+		env.Environ = func() []string {
+			return []string{"MDQS_SERVER_DB_FILE=" + secret, "MDQS_HOT_RANK_EASTMONEY_BASE_URL=" + up.URL + "/hot"}
+		}
+		if err := doctorCommand(ctx, env, []string{"-config", configPath}, testDoctorDeps(&fakeService{})); err != nil {
+			t.Fatalf("doctor: %v\n%s", err, out)
+		}
+		for _, w := range []string{"from the environment: MDQS_HOT_RANK_EASTMONEY_BASE_URL, MDQS_SERVER_DB_FILE", "elsewhere.db: does not exist yet", up.URL + "/hot answers"} {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
+			}
+		}
+	})
+
 	t.Run("a bad configuration", func(t *testing.T) {
 		env, out, _, configPath := doctorFixture(t, up.URL)
 		os.WriteFile(configPath, []byte("[sources]\ndefualt = \"push2\"\n"), 0o600)

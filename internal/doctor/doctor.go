@@ -72,8 +72,11 @@ type Deps struct {
 	// and the other checks are skipped.
 	ConfigFrom string
 	ConfigErr  error
-	Clock      market.Clock
-	Calendar   *market.Calendar
+	// FromEnvironment names the MDQS_* variables that set keys over the
+	// file (a _FILE twin by its own name).
+	FromEnvironment []string
+	Clock           market.Clock
+	Calendar        *market.Calendar
 	// HTTP asks the upstreams and the port's holder; nil: a client per
 	// upstream with its configured proxy.
 	HTTP *http.Client
@@ -175,8 +178,12 @@ func checkConfig(d Deps) Check {
 	c := d.Config
 	found := fmt.Sprintf("%s: %s mode (sources.default = %q), listening on %s, store %s", d.ConfigFrom, modeName(c), c.Sources.Default,
 		c.Server.Addr, db.Redact(c.DBPath()))
+	if len(d.FromEnvironment) > 0 {
+		found += "; from the environment: " + strings.Join(d.FromEnvironment, ", ")
+	}
 	ck := Check{Name: "configuration", Status: OK, Found: found,
-		Details: map[string]any{"from": d.ConfigFrom, "mode": modeName(c), "sources": c.Sources.Default, "addr": c.Server.Addr, "db": db.Redact(c.DBPath())}}
+		Details: map[string]any{"from": d.ConfigFrom, "mode": modeName(c), "sources": c.Sources.Default, "addr": c.Server.Addr, "db": db.Redact(c.DBPath()),
+			"environment": d.FromEnvironment}}
 	if c.DemoMode() {
 		ck.Found += "; demo mode serves the built-in market offline"
 		ck.Fix = "to go live: in config.toml set [sources] default = \"push2\" and [tdx] dir = your terminal's folder (mdqs config defaults > config.toml writes one to edit)"
