@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"mdqs/internal/bridge/bridgetest"
+	"mdqs/internal/loadgen"
 )
 
 func TestDoctorHelp(t *testing.T) {
@@ -25,6 +29,46 @@ func TestDoctorHelp(t *testing.T) {
 	if out, _, _ := mdqs("-h"); !strings.Contains(out, "doctor ") {
 		t.Errorf("the command list lacks doctor:\n%s", out)
 	}
+}
+
+// A double-clicked mdqs.exe runs with no arguments in its own folder:
+// that serves the demo on the built-in defaults and says, in plain words,
+// where to go and how to log in. (The port comes from the environment
+// here, as 8080 may be taken on a test machine.)
+func TestNoArgumentsServesTheDemo(t *testing.T) {
+	t.Chdir(t.TempDir()) // no config.toml: the built-in defaults
+	out, errs := &loadgen.SyncBuffer{}, &loadgen.SyncBuffer{}
+	env := testEnv(out, errs)
+	env.Environ = func() []string { return []string{"MDQS_SERVER_ADDR=127.0.0.1:0"} }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, env, nil) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve after the stop: %v", err)
+		}
+	}()
+	banner := regexp.MustCompile(`打开 http://127\.0\.0\.1:(\d+)/ ，用户名 demo，密钥 demo-secret`)
+	deadline := time.Now().Add(60 * time.Second)
+	for !banner.MatchString(out.String()) {
+		select {
+		case err := <-done:
+			t.Fatalf("mdqs with no arguments exited: %v\n%s", err, errs)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no banner on stdout:\n%s\nlog:\n%s", out, errs)
+		}
+	}
+	if !strings.Contains(errs.String(), "mode=demo db=mdqs-demo.db") || !strings.Contains(out.String(), "mdqs serves the demo market") {
+		t.Errorf("stdout:\n%s\nlog:\n%s", out, errs)
+	}
+	resp, err := http.Get("http://127.0.0.1:" + banner.FindStringSubmatch(out.String())[1] + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz at the banner's address: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }
 
 // doctorReport is what mdqs doctor -json prints, as a script reads it.
