@@ -2,8 +2,9 @@
 # The release archives, as a snapshot (docs/release.md): goreleaser builds
 # the six CGO-free targets of .goreleaser.yaml into dist/release, then this
 # checks what a user would get: every archive with its members, the
-# checksums, and the linux/amd64 binary taken from its archive serving the
-# demo, answering /healthz and a signed call, and saying its version.
+# checksums, and this machine's binary (linux/amd64 in CI) taken from its
+# archive serving the demo, answering /healthz and a signed call, and
+# saying its version.
 # Called by .ci/run; runs alone too (.ci/release.sh). Fails on any miss.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,13 +48,17 @@ case "$version" in
   *) fail "the snapshot's version is \"$version\", want one ending -SNAPSHOT-$commit (HEAD)" ;;
 esac
 
-# Every archive, with exactly these members.
+# Every archive, with exactly these members. A zip's through python3's
+# zipfile: unzip is not always installed, python3 is for CI's other steps.
+zip_members() {
+  python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$1" 2>/dev/null
+}
 members="QUICKSTART.txt README.md README.zh-CN.md config.toml"
 for target in windows_amd64 windows_arm64 linux_amd64 linux_arm64 darwin_amd64 darwin_arm64; do
   name="mdqs_${version}_$target"
   case "$target" in
     windows_*) archive="$dist/$name.zip"; want_list=$(printf '%s\n' $members mdqs.exe | sort)
-      got=$(unzip -Z1 "$archive" 2>/dev/null | sort) || fail "$archive: missing or not a zip" ;;
+      got=$(zip_members "$archive" | sort) || fail "$archive: missing or not a zip" ;;
     *) archive="$dist/$name.tar.gz"; want_list=$(printf '%s\n' $members mdqs | sort)
       got=$(tar -tzf "$archive" 2>/dev/null | sort) || fail "$archive: missing or not a tar.gz" ;;
   esac
@@ -67,8 +72,14 @@ done
 (cd "$dist" && sha256sum --quiet -c checksums.txt) || fail "the checksums do not verify"
 say "6 archives, their members and checksums.txt verified"
 
-# The linux/amd64 binary, from its archive, in a folder of its own: what a
-# user unpacks and runs (the archive's config.toml serves the demo).
+# The binary for this machine (linux/amd64 in CI), from its archive, in a
+# folder of its own: what a user unpacks and runs (the archive's
+# config.toml serves the demo).
+host="$(go env GOHOSTOS)_$(go env GOHOSTARCH)"
+case "$host" in
+  linux_amd64 | linux_arm64 | darwin_amd64 | darwin_arm64) ;;
+  *) fail "no archive of this script's to run on $host" ;;
+esac
 tmp=$(mktemp -d)
 pid=
 cleanup() {
@@ -76,7 +87,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-tar -xzf "$dist/mdqs_${version}_linux_amd64.tar.gz" -C "$tmp"
+tar -xzf "$dist/mdqs_${version}_$host.tar.gz" -C "$tmp"
 # Without the caller's MDQS_* variables (configuration, MDQS_ADDR): the
 # archive's defaults are what is checked.
 run=(env)
@@ -115,4 +126,4 @@ pid=
 $(cat "$tmp/serve.log")"
 grep -q "mdqs stopped" "$tmp/serve.log" || fail "no orderly stop in the log:
 $(cat "$tmp/serve.log")"
-say "linux/amd64 from its archive: mdqs $version served the demo on $addr, /healthz ok, whoami signed, stopped cleanly"
+say "$host from its archive: mdqs $version served the demo on $addr, /healthz ok, whoami signed, stopped cleanly"
