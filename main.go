@@ -67,12 +67,17 @@ var (
 	configFile []byte
 )
 
+// version is a release's version, stamped by its build (-ldflags
+// "-X main.version=1.2.0", .goreleaser.yaml); empty in any other build,
+// which then says what its build information holds (cli.BuildVersion).
+var version string
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ,
-		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
+		Version: cli.BuildVersion(version), CacheDir: os.UserCacheDir,
 		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
 	code := exitCode(run(ctx, env, os.Args[1:]), os.Stderr)
