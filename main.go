@@ -94,6 +94,7 @@ commands:
   archive        status | run | verify: the minute archive (what it holds; archive the due days now; check again)
   backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
+  healthcheck    GET /healthz of the server: exit 0 when it answers, 1 otherwise (a container's HEALTHCHECK)
   version        print the version
 
 Commands other than serve work on an existing database file and say which;
@@ -141,6 +142,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Backup(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
+	case "healthcheck":
+		return cli.Healthcheck(ctx, env, args)
 	case "version":
 		return cli.Version(env, args)
 	case "help":

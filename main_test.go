@@ -363,6 +363,19 @@ func TestBusyPortSuggestsAddrAndCreatesNothing(t *testing.T) {
 	}
 }
 
+// mdqs healthcheck, the image's HEALTHCHECK, passes against a serving
+// server and fails (exit 1) once it has stopped.
+func TestHealthcheckAgainstTheServer(t *testing.T) {
+	s := startServer(t)
+	if out, errs, code := mdqs("healthcheck", "-addr", s.addr); code != 0 || !strings.Contains(out, "HTTP 200") {
+		t.Fatalf("healthcheck of a serving server: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	s.stop(t)
+	if _, errs, code := mdqs("healthcheck", "-addr", s.addr, "-timeout", "2s"); code != 1 || !strings.Contains(errs, s.addr) {
+		t.Errorf("healthcheck of a stopped server: exit %d, stderr %q; want exit 1 naming the address", code, errs)
+	}
+}
+
 func TestCommandLineUsage(t *testing.T) {
 	if out, _, code := mdqs("version"); code != 0 || out != "mdqs test\n" {
 		t.Errorf("version: %d %q", code, out)
@@ -541,6 +554,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"service", "install", "-h"}, []string{"-config", "-db", "-name", "-user"}},
 		{[]string{"service", "status", "-h"}, []string{"-name", "-user"}},
 		{[]string{"version", "-h"}, []string{"usage: mdqs version"}},
+		{[]string{"healthcheck", "-h"}, []string{"-addr", "-timeout", "/healthz"}},
 	} {
 		out, errs, code := mdqs(tc.args...)
 		if code != 0 {
