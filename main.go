@@ -696,8 +696,13 @@ func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock mar
 		return err
 	}
 	switch {
-	case !wanted && cfg.DemoMode():
+	case !wanted && cfg.DemoMode() && config.IsLoopback(cfg.Server.Addr):
 		return nil
+	case !wanted && cfg.DemoMode():
+		// A container serves on 0.0.0.0 with demo.enabled = false: a demo
+		// client an earlier run on loopback left in its volume must not
+		// let the network in.
+		return disable("the server listens on a non-loopback address, where the public demo secret would let anyone in")
 	case !wanted:
 		return disable("live mode does not seed the public demo client unless demo.live_client = true")
 	case !config.IsLoopback(cfg.Server.Addr):
