@@ -53,13 +53,16 @@ func TestRealBinary(t *testing.T) {
 	db := filepath.Join(dir, "mdqs.db")
 	srv := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-db", db)
 	srv.Dir = dir // no ./config.toml here: the built-in defaults apply
+	// A key from the environment, as a container sets them; -addr, a
+	// flag, wins over the variable's address.
+	srv.Env = append(os.Environ(), "MDQS_SERVER_INSTANCE=from-env", "MDQS_SERVER_ADDR=127.0.0.1:1")
 	stderr, _ := srv.StderrPipe()
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
 	logs := bufio.NewReader(stderr)
-	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) mode=demo .*config="built-in defaults" version="?([^" ]+)`)
+	listening := regexp.MustCompile(`msg="mdqs listening" addr=(\S+) mode=demo .*config="built-in defaults" version="?([^" ]+).* instance=from-env `)
 	var addr, logged string
 	deadline := time.Now().Add(30 * time.Second)
 	var seen strings.Builder
@@ -99,6 +102,26 @@ func TestRealBinary(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(cache, "mdqs", "tokens", "*.json")); len(files) != 1 {
 		t.Errorf("token cache files under $XDG_CACHE_HOME: %v, want one", files)
+	}
+	// config check says where each value came from, and shows no
+	// password, from a variable or a secret file.
+	secret := filepath.Join(dir, "redis_url")
+	os.WriteFile(secret, []byte("redis://:r3dis-pw@db.lan:6379/0\n"), 0o600)
+	check := exec.Command(bin, "config", "check")
+	check.Dir = dir
+	check.Env = append(os.Environ(), "MDQS_SERVER_DB=postgres://mdqs:pg-pw@db.lan/mdqs", "MDQS_CACHE_REDIS_FILE="+secret)
+	out, err = check.CombinedOutput()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^server\.db +"postgres://mdqs:xxxxx@db\.lan/mdqs" +environment MDQS_SERVER_DB$`),
+		regexp.MustCompile(`(?m)^cache\.redis +\(secret: not shown\) +MDQS_CACHE_REDIS_FILE \(`),
+		regexp.MustCompile(`(?m)^server\.addr +"127\.0\.0\.1:8080" +default$`),
+	} {
+		if err != nil || !want.Match(out) {
+			t.Errorf("mdqs config check with MDQS_* variables: %v, want %s in\n%s", err, want, out)
+		}
+	}
+	if strings.Contains(string(out), "pg-pw") || strings.Contains(string(out), "r3dis-pw") {
+		t.Errorf("mdqs config check printed a password:\n%s", out)
 	}
 	if out, err := exec.Command(bin, "--help").Output(); err != nil || !strings.Contains(string(out), "commands:") {
 		t.Errorf("mdqs --help: %v\n%s", err, out)

@@ -71,7 +71,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ,
 		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
 		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
@@ -197,7 +197,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	if fs.NArg() != 0 {
 		return cli.Usage("mdqs serve: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, from, err := config.Load(*configPath, func(c *config.Config) {
+	cfg, from, err := config.Load(env.ConfigInput(*configPath), func(c *config.Config) {
 		if *addr != "" {
 			c.Server.Addr = *addr
 		}

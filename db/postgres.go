@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"mdqs/internal/config"
 	"mdqs/internal/market"
 )
 
@@ -46,17 +46,9 @@ func Redact(target string) string {
 	return redact(target)
 }
 
-// redact is a PostgreSQL URL without its password.
-func redact(target string) string {
-	u, err := url.Parse(target)
-	if err != nil {
-		return "postgres://…"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+// redact is a PostgreSQL URL without its password (in the user part or
+// a password= parameter).
+func redact(target string) string { return config.RedactSecrets(target) }
 
 // writeLockKey serialises the store's write transactions on PostgreSQL, as
 // SQLite's single writer does: the event cursor, the token cap and the

@@ -48,7 +48,7 @@ func Backup(ctx context.Context, env Env, args []string) error {
 	}
 	src := *sf.db
 	if src == "" {
-		cfg, _, err := config.Load(*sf.config)
+		cfg, _, err := config.Load(env.ConfigInput(*sf.config))
 		if err != nil {
 			return err
 		}

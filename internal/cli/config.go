@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"text/tabwriter"
 
 	"mdqs/db"
 	"mdqs/internal/config"
@@ -13,8 +14,9 @@ const configUsage = `usage: mdqs config COMMAND [flags]
 commands:
   defaults  print the built-in defaults, a commented starting point:
             mdqs config defaults > config.toml
-  check     read a configuration as serve would and say which mode,
-            database file and address it gives
+  check     read a configuration as serve would (the file, then the
+            MDQS_* variables) and say which mode, database file and
+            address it gives, then every key's value and where it came from
 
 Run "mdqs config COMMAND -h" for a command's flags.`
 
@@ -44,7 +46,7 @@ func Config(ctx context.Context, env Env, args []string) error {
 		_, err := env.Stdout.Write(env.ConfigFile)
 		return err
 	case "check":
-		cfg, from, err := config.Load(*configPath)
+		cfg, from, origins, err := config.Explain(env.ConfigInput(*configPath))
 		if err != nil {
 			return &ExitError{Code: 1, Err: err}
 		}
@@ -52,9 +54,18 @@ func Config(ctx context.Context, env Env, args []string) error {
 		if cfg.DemoMode() {
 			mode = "demo"
 		}
-		_, err = env.Stdout.Write([]byte("config " + from + ": " + mode + " mode (sources.default = " + cfg.Sources.Default +
-			"), database " + db.Redact(cfg.DBPath()) + ", listening on " + cfg.Server.Addr + "\n"))
-		return err
+		fmt.Fprintln(env.Stdout, "config "+from+": "+mode+" mode (sources.default = "+cfg.Sources.Default+
+			"), database "+db.Redact(cfg.DBPath())+", listening on "+cfg.Server.Addr)
+		fmt.Fprintln(env.Stdout)
+		// Every key, with where its value came from (flags > environment
+		// > file > defaults); passwords are masked, secret files' values
+		// never shown.
+		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "key\tvalue\tfrom")
+		for _, s := range config.Settings(cfg, origins) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.Origin)
+		}
+		return tw.Flush()
 	}
 	return Usage(configUsage)
 }

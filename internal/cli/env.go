@@ -23,10 +23,13 @@ import (
 
 // Env is what a command may touch of the outside world.
 type Env struct {
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
-	Getenv  func(string) string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Environ is the process environment (os.Environ), whose MDQS_*
+	// variables set configuration keys; nil: none (a test's).
+	Environ func() []string
 	Version string
 	// CacheDir is the user's cache folder (os.UserCacheDir), where mdqs
 	// call keeps its tokens; nil keeps none.
@@ -37,6 +40,17 @@ type Env struct {
 	// `mdqs config defaults` prints.
 	SQLiteSchema string
 	ConfigFile   []byte
+}
+
+// ConfigInput is where a command reads its configuration: -config (or
+// MDQS_CONFIG, else ./config.toml), under the environment's MDQS_*
+// variables.
+func (e Env) ConfigInput(path string) config.Input {
+	in := config.Input{Path: path}
+	if e.Environ != nil {
+		in.Environ = e.Environ()
+	}
+	return in
 }
 
 // ExitError carries a process exit status for main to use.
@@ -194,7 +208,7 @@ const missingHint = "give -db with an existing file, run the command in the fold
 func openStore(ctx context.Context, env Env, f storeFlags, create bool, hint string) (*db.Store, error) {
 	dbPath := *f.db
 	if dbPath == "" {
-		cfg, _, err := config.Load(*f.config)
+		cfg, _, err := config.Load(env.ConfigInput(*f.config))
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +244,7 @@ func openConfigured(ctx context.Context, env Env, f storeFlags, readers int) (co
 // whatever the mode (the terminal's files are live data); "" follows the
 // mode. A live store of a demo-mode configuration is its live file.
 func openFor(ctx context.Context, env Env, f storeFlags, readers int, want string) (config.Config, *db.Store, error) {
-	cfg, _, err := config.Load(*f.config, func(c *config.Config) {
+	cfg, _, err := config.Load(env.ConfigInput(*f.config), func(c *config.Config) {
 		if *f.db != "" {
 			c.Server.DB = *f.db
 		}

@@ -46,7 +46,7 @@ func MigrateStore(ctx context.Context, env Env, args []string) error {
 	}
 	src := *from
 	if src == "" {
-		cfg, _, err := config.Load(*cfgPath)
+		cfg, _, err := config.Load(env.ConfigInput(*cfgPath))
 		if err != nil {
 			return err
 		}

@@ -220,7 +220,9 @@ func planInstall(configPath, dbPath string, deps serviceDeps) (installPlan, erro
 				"write one (mdqs config defaults > config.toml, then edit it) or give -config FILE")}
 		}
 	}
-	cfg, _, err := config.Load(configPath, func(c *config.Config) {
+	// The file alone: the service manager starts the service without
+	// this shell's MDQS_* variables, so it must not be checked with them.
+	cfg, _, err := config.Load(config.Input{Path: configPath}, func(c *config.Config) {
 		if dbPath != "" {
 			c.Server.DB = dbPath
 		}

@@ -258,16 +258,23 @@ func Parse(r io.Reader) (Config, error) {
 	// A byte-order mark says how a Windows tool saved the file: Windows
 	// PowerShell 5 writes `mdqs config defaults > config.toml` as UTF-16LE,
 	// Notepad may start UTF-8 with a mark. Without one the text is UTF-8.
+	cfg, _, err := parse(raw)
+	return cfg, err
+}
+
+// parse is Parse, also giving the file's text as decoded (for the keys it
+// sets).
+func parse(raw []byte) (Config, []byte, error) {
 	text, _, err := transform.Bytes(unicode.BOMOverride(unicode.UTF8.NewDecoder()), raw)
 	if err != nil {
-		return Config{}, fmt.Errorf("the file is not text in UTF-8 or UTF-16: %w", err)
+		return Config{}, nil, fmt.Errorf("the file is not text in UTF-8 or UTF-16: %w", err)
 	}
 	cfg := Default()
 	dec := toml.NewDecoder(bytes.NewReader(text)).DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, describe(err)
+		return Config{}, nil, describe(err)
 	}
-	return cfg, nil
+	return cfg, text, nil
 }
 
 func describe(err error) error {
@@ -290,49 +297,6 @@ func describe(err error) error {
 		return fmt.Errorf("line %d, column %d: %s", row, col, de.Error())
 	}
 	return err
-}
-
-// Load reads the configuration: the file at path when one is given (it must
-// exist), else ./config.toml when present, else the built-in defaults. Keys
-// a file leaves out keep their defaults. It reports which one it read.
-// The overrides (a command's flags: -db, -addr) apply before the result is
-// validated, since the relations between settings hold for what runs, not
-// for the file alone (a team's file names Redis and each machine gives
-// the shared store as -db).
-func Load(path string, overrides ...func(*Config)) (cfg Config, from string, err error) {
-	var data []byte
-	switch {
-	case path != "":
-		data, err = os.ReadFile(path)
-		if err != nil {
-			return Config{}, "", fmt.Errorf("config: %w", err)
-		}
-		from = path
-	default:
-		data, err = os.ReadFile("config.toml")
-		switch {
-		case err == nil:
-			from = "config.toml"
-		case errors.Is(err, os.ErrNotExist):
-			from = "built-in defaults"
-		default:
-			return Config{}, "", fmt.Errorf("config: %w", err)
-		}
-	}
-	cfg, err = Parse(bytes.NewReader(data))
-	if err != nil {
-		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
-	}
-	if path != "" || from == "config.toml" {
-		cfg.home = filepath.Dir(from)
-	}
-	for _, o := range overrides {
-		o(&cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, from, fmt.Errorf("config %s: %w", from, err)
-	}
-	return cfg, from, nil
 }
 
 // Validate checks ranges and relations and names the first bad field.

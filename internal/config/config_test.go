@@ -180,22 +180,22 @@ func TestDBPathFollowsTheMode(t *testing.T) {
 func TestLoadPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	cfg, from, err := Load("")
+	cfg, from, err := Load(Input{})
 	if err != nil || from != "built-in defaults" || !reflect.DeepEqual(cfg, Default()) {
 		t.Fatalf("no file: %+v from %q, err %v", cfg, from, err)
 	}
 	os.WriteFile("config.toml", []byte("[server]\naddr = \"127.0.0.1:2222\"\n"), 0o600)
-	cfg, from, err = Load("")
+	cfg, from, err = Load(Input{})
 	if err != nil || from != "config.toml" || cfg.Server.Addr != "127.0.0.1:2222" {
 		t.Fatalf("./config.toml: %v from %q, err %v", cfg.Server.Addr, from, err)
 	}
 	other := filepath.Join(dir, "other.toml")
 	os.WriteFile(other, []byte("[server]\naddr = \"127.0.0.1:3333\"\n"), 0o600)
-	cfg, _, err = Load(other)
+	cfg, _, err = Load(Input{Path: other})
 	if err != nil || cfg.Server.Addr != "127.0.0.1:3333" {
 		t.Fatalf("-config: %v, err %v", cfg.Server.Addr, err)
 	}
-	if _, _, err := Load(filepath.Join(dir, "missing.toml")); err == nil {
+	if _, _, err := Load(Input{Path: filepath.Join(dir, "missing.toml")}); err == nil {
 		t.Fatal("a missing -config file was accepted")
 	}
 }
@@ -323,7 +323,7 @@ func TestTerminalDirOfAServerStore(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[server]\ninstance = \"b\"\ndb = \"postgres://mdqs:pw@db.lan:5432/mdqs\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	loaded, _, err := Load(path)
+	loaded, _, err := Load(Input{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,14 +337,14 @@ func TestTerminalDirOfAServerStore(t *testing.T) {
 func TestLoadValidatesWithTheOverrides(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "team.toml")
 	os.WriteFile(file, []byte("[cache]\nredis = \"redis://db.lan:6379\"\n"), 0o600)
-	if _, _, err := Load(file); err == nil || !strings.Contains(err.Error(), "cache.redis") {
+	if _, _, err := Load(Input{Path: file}); err == nil || !strings.Contains(err.Error(), "cache.redis") {
 		t.Fatalf("Redis on the default SQLite file: %v; want the cache.redis refusal", err)
 	}
-	cfg, _, err := Load(file, func(c *Config) { c.Server.DB = "postgres://db.lan/mdqs" })
+	cfg, _, err := Load(Input{Path: file}, func(c *Config) { c.Server.DB = "postgres://db.lan/mdqs" })
 	if err != nil || cfg.Server.DB != "postgres://db.lan/mdqs" {
 		t.Fatalf("with -db postgres://: %v, db %q", err, cfg.Server.DB)
 	}
-	if _, _, err := Load(file, func(c *Config) { c.Server.Addr = "nonsense" }); err == nil {
+	if _, _, err := Load(Input{Path: file}, func(c *Config) { c.Server.Addr = "nonsense" }); err == nil {
 		t.Fatal("an override is not validated")
 	}
 }

@@ -260,13 +260,14 @@ func (f *commentedFile) page() string {
 		}
 		p("")
 		if len(tb.keys) == 0 {
-			p("No keys by default.")
+			p("No keys by default. From the environment: %s, an inline table of the whole section "+
+				"(`{ NAME = { KEY = VALUE, ... } }`).", code(EnvVar(tb.name)))
 			continue
 		}
-		p("| key | default | meaning |")
-		p("| --- | --- | --- |")
+		p("| key | variable | default | meaning |")
+		p("| --- | --- | --- | --- |")
 		for _, k := range tb.keys {
-			p("| %s | %s | %s |", cell(code(tb.name+"."+k.name)), cell(code(k.value)), cell(k.comment))
+			p("| %s | %s | %s | %s |", cell(code(tb.name+"."+k.name)), cell(code(EnvVar(tb.name+"."+k.name))), cell(code(k.value)), cell(k.comment))
 		}
 	}
 	return b.String()
