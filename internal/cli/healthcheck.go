@@ -25,7 +25,7 @@ const healthcheckSynopsis = `healthcheck [-addr HOST:PORT] [-config FILE] [-time
 // rather than hanging it.
 func Healthcheck(ctx context.Context, env Env, args []string) error {
 	fs := newFlags("healthcheck", healthcheckSynopsis, env)
-	addr := fs.String("addr", "", "server address HOST:PORT or URL (default: server.addr of the configuration; 0.0.0.0 and [::] are dialled as 127.0.0.1)")
+	addr := fs.String("addr", "", "server address HOST:PORT or URL (default: server.addr of the configuration, MDQS_SERVER_ADDR included; 0.0.0.0 and [::] are dialled as 127.0.0.1)")
 	configPath := fs.String("config", "", "configuration file (default ./config.toml when present, else the built-in defaults)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
 	if err := ParseFlags(env, fs, args); err != nil {
@@ -36,7 +36,7 @@ func Healthcheck(ctx context.Context, env Env, args []string) error {
 	}
 	target := *addr
 	if target == "" {
-		cfg, _, err := config.Load(*configPath)
+		cfg, _, err := config.Load(env.ConfigInput(*configPath))
 		if err != nil {
 			return &ExitError{Code: 1, Err: err}
 		}

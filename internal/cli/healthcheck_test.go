@@ -115,7 +115,8 @@ func TestHealthcheck(t *testing.T) {
 }
 
 // Without -addr the probe dials the configured listen address, so the
-// image's HEALTHCHECK needs no flag: the configuration file's server.addr.
+// image's HEALTHCHECK needs no flag: the configuration file's server.addr,
+// under MDQS_SERVER_ADDR (which the image sets).
 func TestHealthcheckReadsTheConfiguredAddress(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"status":"ok"}`))
@@ -130,6 +131,28 @@ func TestHealthcheckReadsTheConfiguredAddress(t *testing.T) {
 	env := Env{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }}
 	if err := Healthcheck(context.Background(), env, []string{"-config", path}); err != nil {
 		t.Fatalf("healthcheck -config: %v (%s)", err, out.String())
+	}
+	if !strings.Contains(out.String(), "127.0.0.1:"+port) {
+		t.Errorf("output %q does not name the address it checked", out.String())
+	}
+}
+
+func TestHealthcheckReadsTheAddressFromTheEnvironment(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"ok"}`))
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	// A file saying another port: the environment wins over it.
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[server]\naddr = \"127.0.0.1:1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" },
+		Environ: func() []string { return []string{"MDQS_SERVER_ADDR=0.0.0.0:" + port} }}
+	if err := Healthcheck(context.Background(), env, []string{"-config", path}); err != nil {
+		t.Fatalf("healthcheck with MDQS_SERVER_ADDR: %v (%s)", err, out.String())
 	}
 	if !strings.Contains(out.String(), "127.0.0.1:"+port) {
 		t.Errorf("output %q does not name the address it checked", out.String())
