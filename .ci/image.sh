@@ -239,7 +239,8 @@ c["services"]["postgres"] = {
 }
 c["services"]["redis"]["image"] = pgimage
 c["services"]["redis"].pop("healthcheck", None)  # podman-compose 1.0.3 ignores depends_on conditions
-c["services"]["mdqs-a"].pop("build", None)  # the image is built above
+for name in ("mdqs-a", "mdqs-b", "client-add"):
+    c["services"][name].pop("build", None)  # the image is built above
 yaml.safe_dump(c, open(dst, "w"), sort_keys=False)
 EOF
 compose_project="mdqsci$$"
