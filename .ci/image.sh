@@ -176,6 +176,12 @@ if demo=$("$hostbin" call -token-cache=false -addr "127.0.0.1:$port" GET /v1/api
   fail "the public demo client was let in: $demo"
 fi
 grep -q unauthorized <<<"$demo" || fail "the demo client: want 401 unauthorized, got $demo"
+# /metrics trusts loopback callers only: through the published port the
+# caller is the bridge's gateway, so it must ask for a signature.
+status() { python3 -c 'import sys, urllib.request, urllib.error
+try: print(urllib.request.urlopen(sys.argv[1], timeout=5).status)
+except urllib.error.HTTPError as e: print(e.code)' "$1"; }
+[ "$(status "http://127.0.0.1:$port/metrics")" = 401 ] || fail "/metrics through the published port answered without a signature"
 podman stop -t 15 "$name" >/dev/null 2>>"$work/run.err"
 [ "$(podman inspect "$name" --format '{{.State.ExitCode}}')" = 0 ] || fail "mdqs did not exit 0 on SIGTERM"
 has 'msg="mdqs stopped"' podman logs "$name" || fail "no clean stop in the log"
