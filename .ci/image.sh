@@ -17,6 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CONTAINERS_CONF="$PWD/.ci/containers.conf" # runc and the ulimits this sandbox allows
 root=$PWD
+# Debian's python: podman-compose's PyYAML is there, whatever python3 the
+# PATH finds first (a pyenv shim here).
+py=/usr/bin/python3
 tag="mdqs-ci-$$"
 image="localhost/mdqs:$tag"
 work="$root/dist/image-ci"
@@ -27,7 +30,7 @@ timings=()
 t_last=$(date +%s.%N)
 took() {
   local now; now=$(date +%s.%N)
-  local s; s=$(python3 -c "print(f'{$now - $t_last:.1f}')")
+  local s; s=$("$py" -c "print(f'{$now - $t_last:.1f}')")
   timings+=("$1: ${s}s"); echo "   ($1: ${s}s)"; t_last=$now
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -35,7 +38,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # Not COMMAND | grep -q: grep leaves at the first match, and under
 # pipefail the writer's SIGPIPE would fail the check.
 has() { local pat=$1 out; shift; out=$("$@" 2>&1) || true; grep -q -- "$pat" <<<"$out"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 containers=() volumes=() networks=() images=()
 compose_project=""
@@ -100,7 +103,7 @@ if [ "${MDQS_IMAGE_SIZES:-0}" = 1 ]; then
   CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o "$work/mdqs-trimpath" .
   for f in "$work/mdqs-plain" "$work/mdqs-trimpath" "$ctx/mdqs"; do
     printf '  %-28s %6.1f MB, gzip -6 %5.1f MB\n' "$(basename "$(dirname "$f")")/$(basename "$f")" \
-      "$(python3 -c "print($(stat -c %s "$f")/1e6)")" "$(python3 -c "print($(gzip -6 -c "$f" | wc -c)/1e6)")"
+      "$("$py" -c "print($(stat -c %s "$f")/1e6)")" "$("$py" -c "print($(gzip -6 -c "$f" | wc -c)/1e6)")"
   done
   rm -f "$work/mdqs-plain" "$work/mdqs-trimpath"
   took "binary sizes (plain and -trimpath builds)"
@@ -122,7 +125,7 @@ images+=($(comm -13 <(echo "$before_build") <(podman images -aq --no-trunc | sor
 # archive (what a push uploads), plus its config and manifest.
 podman save -q --format oci-archive -o "$work/image.tar" "$image"
 mkdir -p "$work/oci" && tar -xf "$work/image.tar" -C "$work/oci"
-read -r compressed layers < <(python3 - "$work/oci" <<'EOF'
+read -r compressed layers < <("$py" - "$work/oci" <<'EOF'
 import json, os, sys
 d = sys.argv[1]
 blob = lambda digest: os.path.join(d, "blobs", *digest.split(":"))
@@ -136,7 +139,7 @@ EOF
 uncompressed=$(podman image inspect "$image" --format '{{.Size}}')
 rm -rf "$work/oci" "$work/image.tar"
 printf 'image size: %.1f MB compressed (%d layers, goal under 25 MB), %.1f MB uncompressed\n' \
-  "$(python3 -c "print($compressed/1e6)")" "$layers" "$(python3 -c "print($uncompressed/1e6)")"
+  "$("$py" -c "print($compressed/1e6)")" "$layers" "$("$py" -c "print($uncompressed/1e6)")"
 [ "$compressed" -lt 25000000 ] || fail "the image is $compressed bytes compressed, over the 25 MB goal"
 [ "$(podman image inspect "$image" --format '{{.Config.User}}')" = "65532:65532" ] || fail "the image does not run as 65532:65532"
 has healthcheck podman image inspect "$image" --format '{{json .Config.Healthcheck}}' || fail "the image has no HEALTHCHECK (built without --format docker?)"
@@ -178,7 +181,7 @@ fi
 grep -q unauthorized <<<"$demo" || fail "the demo client: want 401 unauthorized, got $demo"
 # /metrics trusts loopback callers only: through the published port the
 # caller is the bridge's gateway, so it must ask for a signature.
-status() { python3 -c 'import sys, urllib.request, urllib.error
+status() { "$py" -c 'import sys, urllib.request, urllib.error
 try: print(urllib.request.urlopen(sys.argv[1], timeout=5).status)
 except urllib.error.HTTPError as e: print(e.code)' "$1"; }
 [ "$(status "http://127.0.0.1:$port/metrics")" = 401 ] || fail "/metrics through the published port answered without a signature"
@@ -197,11 +200,14 @@ pkgs="postgresql-15,redis-server"
 key=$(printf 'bookworm %s v1' "$pkgs" | sha256sum | cut -c1-12)
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/mdqs-ci"
 tarball="$cache/pgredis-$key.tar"
-if [ ! -s "$tarball" ]; then
+if [ ! -f "$tarball" ] || [ ! -s "$tarball" ]; then
   mkdir -p "$cache"
   mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-  mmdebstrap -q --variant=apt --include="$pkgs" bookworm "$tarball.tmp" "${mirror:-http://deb.debian.org/debian}" </dev/null
-  mv "$tarball.tmp" "$tarball"
+  # (mmdebstrap picks its output's format by the name's extension: the
+  # partial file must end in .tar too.)
+  rm -rf "$cache/pgredis-$key.partial.tar"
+  mmdebstrap -q --format=tar --variant=apt --include="$pkgs" bookworm "$cache/pgredis-$key.partial.tar" "${mirror:-http://deb.debian.org/debian}" </dev/null
+  mv "$cache/pgredis-$key.partial.tar" "$tarball"
   took "mmdebstrap (PostgreSQL and Redis from Debian, cached as $tarball)"
 fi
 pgimage="localhost/mdqs-ci-pgredis:$key"
@@ -216,13 +222,13 @@ took "import the PostgreSQL and Redis image"
 # the file's own.
 mkdir -p "$work/compose/secrets"
 chmod 700 "$work/compose/secrets"
-pw() { python3 -c 'import secrets; print(secrets.token_hex(24), end="")'; }
+pw() { "$py" -c 'import secrets; print(secrets.token_hex(24), end="")'; }
 pw >"$work/compose/secrets/postgres_password"
 pw >"$work/compose/secrets/redis_password"
 printf 'postgres://mdqs:%s@postgres:5432/mdqs?sslmode=disable' "$(cat "$work/compose/secrets/postgres_password")" >"$work/compose/secrets/mdqs_db"
 printf 'redis://:%s@redis:6379/0' "$(cat "$work/compose/secrets/redis_password")" >"$work/compose/secrets/mdqs_redis"
 chmod 644 "$work/compose/secrets/"*
-python3 - compose.yaml "$work/compose/compose.yaml" "$pgimage" <<'EOF'
+"$py" - compose.yaml "$work/compose/compose.yaml" "$pgimage" <<'EOF'
 import sys, yaml
 src, dst, pgimage = sys.argv[1:]
 c = yaml.safe_load(open(src))
@@ -285,9 +291,9 @@ for p in "$port_a" "$port_b"; do
   body=$("$hostbin" call -token-cache=false -addr "127.0.0.1:$p" -id desk -secret "$secret" GET /v1/api/health/instance) ||
     fail "the instance's health on port $p: $body"
   echo "  $p: $body"
-  python3 -c 'import json,sys; d=json.loads(sys.argv[1])["data"]; sys.exit(0 if d["redis"]["up"] and d["store"]["kind"] == "postgresql" and d["store"]["up"] else 1)' "$body" ||
+  "$py" -c 'import json,sys; d=json.loads(sys.argv[1])["data"]; sys.exit(0 if d["redis"]["up"] and d["store"]["kind"] == "postgresql" and d["store"]["up"] else 1)' "$body" ||
     fail "instance on port $p: want PostgreSQL and Redis up"
-  if python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["data"]["leader"] else 1)' "$body"; then
+  if "$py" -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["data"]["leader"] else 1)' "$body"; then
     leaders=$((leaders + 1))
   fi
 done
