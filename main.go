@@ -75,7 +75,10 @@ func main() {
 		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
 		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
-	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
+	code := exitCode(run(ctx, env, os.Args[1:]), os.Stderr)
+	stop() // Ctrl+C while the window waits ends mdqs as usual
+	cli.HoldOnError(code, os.Stdin, os.Stderr)
+	os.Exit(code)
 }
 
 const usage = `usage: mdqs [command] [flags]
@@ -94,6 +97,7 @@ commands:
   archive        status | run | verify: the minute archive (what it holds; archive the due days now; check again)
   backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
+  doctor         check what makes a live start fail, and say how to fix each (-json for scripts)
   healthcheck    GET /healthz of the server: exit 0 when it answers, 1 otherwise (a container's HEALTHCHECK)
   version        print the version
 
@@ -142,6 +146,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Backup(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
+	case "doctor":
+		return cli.Doctor(ctx, env, args)
 	case "healthcheck":
 		return cli.Healthcheck(ctx, env, args)
 	case "version":
@@ -584,6 +590,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
 		"config", from, "version", env.Version, "signature", cfg.Auth.Signature, "instance", tm.name, "leader", tm.lead.IsLeader(),
 		"redis", tm.redisAddr())
+	cli.Banner(env.Stdout, cfg, ln.Addr().String())
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
 	}

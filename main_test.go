@@ -85,6 +85,7 @@ type server struct {
 	addr   string
 	db     string
 	logs   *loadgen.SyncBuffer
+	stdout *loadgen.SyncBuffer
 	cancel context.CancelFunc
 	done   chan error
 	clock  *market.FixedClock // nil: the system clock
@@ -112,7 +113,7 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 func startServerWith(t *testing.T, o serveOptions) *server {
 	t.Helper()
 	dir := t.TempDir()
-	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
+	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, stdout: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
 	cfgPath := "config.toml"
 	if o.config != "" {
 		cfgPath = filepath.Join(dir, "config.toml")
@@ -145,7 +146,7 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 	addrc := make(chan string, 1)
 	hooks.onListen = func(a net.Addr) { addrc <- a.String() }
 	go func() {
-		s.done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, s.logs), args, hooks)
+		s.done <- serve(ctx, testEnv(s.stdout, s.logs), args, hooks)
 	}()
 	select {
 	case s.addr = <-addrc:
@@ -343,6 +344,23 @@ func TestDemoClientSeededOnLoopbackIsLogged(t *testing.T) {
 	s := startServer(t)
 	if !strings.Contains(s.logs.String(), "seeded client 'demo'") {
 		t.Fatalf("log does not say the demo client was seeded:\n%s", s.logs)
+	}
+}
+
+// A start says, in plain words on stdout, the page to open and the demo
+// credentials (a double-clicked mdqs.exe's window shows nothing else);
+// listening on every interface, the page is 127.0.0.1's and the public
+// secret is not offered, since the demo client is not seeded there.
+func TestServeSaysWhereTheDashboardIs(t *testing.T) {
+	s := startServer(t)
+	want := "打开 http://" + s.addr + "/ ，用户名 demo，密钥 demo-secret"
+	if out := s.stdout.String(); !strings.Contains(out, want) || !strings.Contains(out, "log in as demo with the secret demo-secret") {
+		t.Errorf("serve's stdout lacks %q:\n%s", want, out)
+	}
+	s = startServer(t, "-addr", "0.0.0.0:0")
+	port := s.addr[strings.LastIndex(s.addr, ":"):]
+	if out := s.stdout.String(); !strings.Contains(out, "http://127.0.0.1"+port+"/") || strings.Contains(out, "demo-secret") {
+		t.Errorf("serve on 0.0.0.0 says:\n%s\nwant http://127.0.0.1%s/ and no demo secret", out, port)
 	}
 }
 
