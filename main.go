@@ -103,6 +103,7 @@ commands:
   backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
   doctor         check what makes a live start fail, and say how to fix each (-json for scripts)
+  healthcheck    GET /healthz of the server: exit 0 when it answers, 1 otherwise (a container's HEALTHCHECK)
   version        print the version
 
 Commands other than serve work on an existing database file and say which;
@@ -152,6 +153,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Service(ctx, env, args)
 	case "doctor":
 		return cli.Doctor(ctx, env, args)
+	case "healthcheck":
+		return cli.Healthcheck(ctx, env, args)
 	case "version":
 		return cli.Version(env, args)
 	case "help":
@@ -705,8 +708,13 @@ func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock mar
 		return err
 	}
 	switch {
-	case !wanted && cfg.DemoMode():
+	case !wanted && cfg.DemoMode() && config.IsLoopback(cfg.Server.Addr):
 		return nil
+	case !wanted && cfg.DemoMode():
+		// A container serves on 0.0.0.0 with demo.enabled = false: a demo
+		// client an earlier run on loopback left in its volume must not
+		// let the network in.
+		return disable("the server listens on a non-loopback address, where the public demo secret would let anyone in")
 	case !wanted:
 		return disable("live mode does not seed the public demo client unless demo.live_client = true")
 	case !config.IsLoopback(cfg.Server.Addr):

@@ -320,6 +320,26 @@ func TestDemoClientIsRefusedOffLoopback(t *testing.T) {
 	}
 }
 
+// The container image serves on 0.0.0.0 with demo.enabled = false. A
+// demo client an earlier run on loopback seeded into the same store
+// (the volume) must not stay usable: its secret is public.
+func TestDemoClientLeftInTheStoreIsRefusedOffLoopbackWhenNotWanted(t *testing.T) {
+	first := startServer(t)
+	if !strings.Contains(first.logs.String(), "seeded client 'demo'") {
+		t.Fatalf("the first run did not seed the demo client:\n%s", first.logs)
+	}
+	first.stop(t)
+	s := startServerWith(t, serveOptions{db: first.db, config: "[demo]\nenabled = false\n", args: []string{"-addr", "0.0.0.0:0"}})
+	port := s.addr[strings.LastIndex(s.addr, ":"):]
+	out, _, code := mdqs("call", "-token-cache=false", "-addr", "127.0.0.1"+port, "GET", "/v1/api/whoami")
+	if code != 1 || !strings.Contains(out, "unauthorized") {
+		t.Fatalf("the demo client left in the store, served on 0.0.0.0 with demo.enabled = false: exit %d, %q; want 401\n%s", code, out, s.logs)
+	}
+	if !strings.Contains(s.logs.String(), "disabled the demo client left in the store") {
+		t.Errorf("the log does not say the demo client was disabled:\n%s", s.logs)
+	}
+}
+
 func TestDemoClientSeededOnLoopbackIsLogged(t *testing.T) {
 	s := startServer(t)
 	if !strings.Contains(s.logs.String(), "seeded client 'demo'") {
@@ -378,6 +398,19 @@ func TestBusyPortSuggestsAddrAndCreatesNothing(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("serve on a busy port left %v on disk", names)
+	}
+}
+
+// mdqs healthcheck, the image's HEALTHCHECK, passes against a serving
+// server and fails (exit 1) once it has stopped.
+func TestHealthcheckAgainstTheServer(t *testing.T) {
+	s := startServer(t)
+	if out, errs, code := mdqs("healthcheck", "-addr", s.addr); code != 0 || !strings.Contains(out, "HTTP 200") {
+		t.Fatalf("healthcheck of a serving server: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	s.stop(t)
+	if _, errs, code := mdqs("healthcheck", "-addr", s.addr, "-timeout", "2s"); code != 1 || !strings.Contains(errs, s.addr) {
+		t.Errorf("healthcheck of a stopped server: exit %d, stderr %q; want exit 1 naming the address", code, errs)
 	}
 }
 
@@ -559,6 +592,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"service", "install", "-h"}, []string{"-config", "-db", "-name", "-user"}},
 		{[]string{"service", "status", "-h"}, []string{"-name", "-user"}},
 		{[]string{"version", "-h"}, []string{"usage: mdqs version"}},
+		{[]string{"healthcheck", "-h"}, []string{"-addr", "-timeout", "/healthz"}},
 	} {
 		out, errs, code := mdqs(tc.args...)
 		if code != 0 {
