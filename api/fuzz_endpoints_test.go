@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"hash/crc32"
 	"net/http"
@@ -122,6 +123,16 @@ func FuzzEndpoints(f *testing.F) {
 	// The ETF list (issue 31).
 	f.Add("GET /v1/api/etfs", "category=a_share&sort=premium&order=asc&limit=3", []byte(nil))
 	f.Add("demo GET /v1/api/etfs", "sort=volume&limit=99999999999999999999", []byte(nil))
+	// CSV answers (issue 35): the form's parameters on list endpoints and
+	// on others, alone and with the endpoint's own.
+	f.Add("GET /v1/api/kline", "code=600519.SH&freq=D&start=2026-11-02&end=2026-11-20&indicators=ma5&format=csv", []byte(nil))
+	f.Add("demo GET /v1/api/boards/top50", "top=3&format=csv&bom=1", []byte(nil))
+	f.Add("GET /v1/api/boards/industry", "format=csv&bom=maybe", []byte(nil))
+	f.Add("GET /v1/api/limit_pool", "date=2026-11-20&kind=up&format=csv", []byte(nil))
+	f.Add("GET /v1/api/alerts", "id=x&format=csv", []byte(nil))
+	f.Add("GET /v1/api/whoami", "format=csv", []byte(nil))
+	f.Add("GET /v1/api/lhb", "date=2026-11-20&format=CSV", []byte(nil))
+	f.Add("GET /v1/api/index/members", "code=000300.SH&format=csv&format=json", []byte(nil))
 
 	// Routes whose success is a document of its own rather than the
 	// envelope (the OpenAPI document, the dashboard's page and assets,
@@ -174,6 +185,15 @@ func FuzzEndpoints(f *testing.F) {
 			}
 			if len(raw) > 4096 {
 				report("a failure envelope over 4 KiB")
+			}
+			return
+		}
+		if ct := rec.Header().Get("Content-Type"); ct == csvType {
+			// A CSV answer: well-formed, a header row, every row as wide.
+			body := bytes.TrimPrefix(raw, []byte(utf8BOM))
+			records, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+			if err != nil || len(records) == 0 || len(records[0]) == 0 {
+				report("a CSV success that is not CSV with a header row")
 			}
 			return
 		}

@@ -15,8 +15,11 @@ import (
 // request log anyway, rather than in a copy of the request with a context
 // value: those were three allocations on every request (issue 19).
 func principal(w http.ResponseWriter) auth.Principal {
-	if sw, ok := w.(*statusWriter); ok {
-		return sw.caller
+	switch x := w.(type) {
+	case *statusWriter:
+		return x.caller
+	case *csvRecorder: // a CSV answer's handler writes its JSON here
+		return principal(x.w)
 	}
 	return auth.Principal{}
 }

@@ -58,7 +58,7 @@ func newContract(t *testing.T, h *harness) *contract {
 	}
 	// The dashboard's files are text; kin-openapi decodes only the types
 	// it knows.
-	for _, ct := range []string{"text/html", "text/css", "text/javascript", "image/svg+xml", "text/event-stream"} {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "image/svg+xml", "text/event-stream", "text/csv"} {
 		if openapi3filter.RegisteredBodyDecoder(ct) == nil {
 			openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 		}
@@ -248,11 +248,20 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		c.check(method, target, body, hdr, r)
 		return r
 	}
+	// Every successful JSON answer of an endpoint that offers CSV is
+	// asked again as CSV, validated too, and held to the JSON's rows.
+	csvSeen := map[string]bool{}
 	want := func(status int, method, target string, body []byte, tok string) response {
 		t.Helper()
 		r := exchange(method, target, body, tok)
 		if r.status != status {
 			t.Errorf("%s %s = %d, want %d: %.300s", method, target, r.status, status, r.raw)
+		}
+		path, _, _ := strings.Cut(target, "?")
+		if _, offered := csvOf(path); offered && method == http.MethodGet && r.status == http.StatusOK &&
+			strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			checkCSVTwin(t, path, r, exchange(method, withParam(target, "format=csv"), nil, tok))
+			csvSeen[path] = true
 		}
 		return r
 	}
@@ -526,6 +535,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}
 		if !c.seen[route] {
 			t.Errorf("%s was never validated with a successful answer", route)
+		}
+		if method, path, _ := strings.Cut(route, " "); method == http.MethodGet && !csvSeen[path] {
+			if _, offered := csvOf(path); offered {
+				t.Errorf("%s offers CSV, never validated with a successful answer", route)
+			}
 		}
 	}
 	if *updateExamples {

@@ -277,13 +277,22 @@ func (s *Server) routes() {
 }
 
 func (s *Server) public(method, path string, h handlerFunc) {
-	s.register(method, path, s.adapt(h))
+	s.register(method, path, s.adapt(s.form(method, path, h)))
 }
 
 // protected registers an endpoint behind authentication; scope "" means any
 // authenticated client.
 func (s *Server) protected(method, path string, scope auth.Scope, h handlerFunc) {
-	s.register(method, path, s.authenticate(scope, s.adapt(h)))
+	s.register(method, path, s.authenticate(scope, s.adapt(s.form(method, path, h))))
+}
+
+// form gives a GET the answer's forms: CSV where the endpoint answers a
+// list (csv.go).
+func (s *Server) form(method, path string, h handlerFunc) handlerFunc {
+	if method != http.MethodGet {
+		return h
+	}
+	return s.withForm(path, h)
 }
 
 // Routes lists every registered "METHOD /path".
