@@ -97,6 +97,7 @@ commands:
   reports        import: financial reports (mdqs reports import -period 2024Q3)
   lhb            backfill: the dragon-tiger list of past days (mdqs lhb backfill -from 2026-09-01)
   backfill       fetch and store bars: mdqs backfill -codes 600519.SH,000001.SZ|all -freq D -from 2016-01-04
+  export         write data out as CSV or Parquet (or qlib's CSVs): mdqs export -what bars -codes all -from 2026-01-05 -out bars.parquet
   import         tdx: import the terminal's files (mdqs import tdx -dir C:\new_tdx)
   migrate-store  copy a SQLite store into PostgreSQL: mdqs migrate-store -from mdqs.db -to postgres://...
   archive        status | run | verify: the minute archive (what it holds; archive the due days now; check again)
@@ -141,6 +142,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.LHB(ctx, env, args)
 	case "backfill":
 		return cli.Backfill(ctx, env, args)
+	case "export":
+		return cli.Export(ctx, env, args)
 	case "import":
 		return cli.Import(ctx, env, args)
 	case "migrate-store":

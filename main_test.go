@@ -584,6 +584,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"lhb", "-h"}, []string{"backfill"}},
 		{[]string{"lhb", "backfill", "-h"}, []string{"-from", "-to", "-force", "-db", "-create"}},
 		{[]string{"backfill", "-h"}, []string{"-codes", "-freq", "-from", "-create"}},
+		{[]string{"export", "-h"}, []string{"-what", "-codes", "-freq", "-from", "-to", "-out", "-format", "-adjust", "-qlib", "-store-only", "-db"}},
 		{[]string{"import", "-h"}, []string{"tdx"}},
 		{[]string{"import", "tdx", "-h"}, []string{"-dir", "-db", "-create"}},
 		{[]string{"migrate-store", "-h"}, []string{"-from", "-to", "run again", "PGPASSWORD"}},
@@ -654,6 +655,7 @@ func TestCommandsNeverCreateADatabaseSilently(t *testing.T) {
 		{"reports", "import", "-period", "2024Q3"},
 		{"lhb", "backfill", "-from", "2026-09-01", "-to", "2026-09-04"},
 		{"backfill", "-codes", "600519.SH", "-from", "2026-01-05"},
+		{"export", "-codes", "600519.SH", "-from", "2026-01-05", "-out", filepath.Join(dir, "bars.csv")},
 		{"import", "tdx", "-dir", tdxDir, "-db", absent},
 		{"backup", "-to", filepath.Join(dir, "backup.db")},
 	} {

@@ -182,18 +182,31 @@ func cmpOr(a, b int) int {
 // meta object as headers on hdr. empty are the columns of an answer
 // without rows (from the document), so that it still has its header row.
 func jsonToCSV(body []byte, spec csvRows, bom bool, hdr http.Header, empty []string) ([]byte, error) {
+	t, meta, err := rowsOf(body, spec, empty)
+	if err != nil {
+		return nil, err
+	}
+	if err := setMetaHeaders(hdr, meta, spec, t.sources()); err != nil {
+		return nil, err
+	}
+	return t.write(bom)
+}
+
+// rowsOf is the table of spec's rows in a JSON answer, and the object
+// whose scalars say the rest of the answer.
+func rowsOf(body []byte, spec csvRows, empty []string) (*table, []byte, error) {
 	root := body
 	holder, err := member(root, spec.at)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	meta := holder
 	if spec.meta != "" {
 		if meta, err = member(root, spec.meta); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	var t table
+	t := &table{}
 	multi := len(spec.rows) > 1
 	if multi {
 		t.col("list")
@@ -202,20 +215,20 @@ func jsonToCSV(body []byte, spec csvRows, bom bool, hdr http.Header, empty []str
 	for _, name := range spec.rows {
 		list, err := member(holder, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if list == nil || bytes.Equal(list, []byte("null")) {
 			continue
 		}
 		found = true
 		if err := t.addList(list, name, multi); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if !found && len(holder) > 0 && holder[0] == '{' {
 		// One record where the list would be (GET /v1/api/alerts?id=): one row.
 		if err := t.addList(append(append([]byte{'['}, holder...), ']'), "", false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(t.rows) == 0 && len(t.cols) <= 1 {
@@ -223,10 +236,7 @@ func jsonToCSV(body []byte, spec csvRows, bom bool, hdr http.Header, empty []str
 			t.col(c)
 		}
 	}
-	if err := setMetaHeaders(hdr, meta, spec, t.sources()); err != nil {
-		return nil, err
-	}
-	return t.write(bom)
+	return t, meta, nil
 }
 
 // member is the value at a dotted path of a JSON object ("" is the value
@@ -266,6 +276,7 @@ type table struct {
 type csvCell struct {
 	text   string
 	isText bool
+	kind   byte // the JSON value's first byte: '"', 'n', 't', 'f', '{', '[', or a number's
 }
 
 func (t *table) col(name string) int {
@@ -292,7 +303,7 @@ func (t *table) addList(list []byte, name string, named bool) error {
 			row[i] = c
 		}
 		if named {
-			set(t.col("list"), csvCell{text: name, isText: true})
+			set(t.col("list"), csvCell{text: name, isText: true, kind: '"'})
 		}
 		if raw[0] != '{' {
 			c, err := cellOf(raw)
@@ -325,20 +336,21 @@ func cmpStr(a, b string) string {
 // cellOf is a JSON value as a cell: a string unquoted, a number as its
 // digits, null empty, an object or a list as compact JSON.
 func cellOf(v []byte) (csvCell, error) {
-	switch {
-	case len(v) == 0:
-		return csvCell{}, nil
-	case v[0] == '"':
+	if len(v) == 0 {
+		return csvCell{kind: 'n'}, nil
+	}
+	switch v[0] {
+	case '"':
 		s, err := unquote(v)
-		return csvCell{text: s, isText: true}, err
-	case v[0] == 'n':
-		return csvCell{}, nil
-	case v[0] == '{' || v[0] == '[':
+		return csvCell{text: s, isText: true, kind: '"'}, err
+	case 'n':
+		return csvCell{kind: 'n'}, nil
+	case '{', '[':
 		var b bytes.Buffer
 		err := json.Compact(&b, v)
-		return csvCell{text: b.String()}, err
+		return csvCell{text: b.String(), kind: v[0]}, err
 	}
-	return csvCell{text: string(v)}, nil
+	return csvCell{text: string(v), kind: v[0]}, nil
 }
 
 // sources are the distinct values of the rows' source column, sorted.
@@ -411,10 +423,23 @@ func defuse(s string) string {
 var asOfFields = []string{"as_of", "fetched_at", "imported_at", "updated_at", "realtime_as_of", "final_through", "updated_ms", "latest_imported"}
 
 // setMetaHeaders writes the scalars of the meta object as X-Mdqs-<Name>
-// headers (as_of: X-Mdqs-As-Of, page_size: X-Mdqs-Page-Size), and makes
-// sure of X-Mdqs-Source and X-Mdqs-As-Of where the answer says them in
-// another way: the rows' sources; the first freshness field it has.
+// headers (as_of: X-Mdqs-As-Of, page_size: X-Mdqs-Page-Size), with
+// X-Mdqs-Source and X-Mdqs-As-Of made sure of (provenance).
 func setMetaHeaders(hdr http.Header, meta []byte, spec csvRows, rowSources []string) error {
+	scalars, err := provenance(meta, spec, rowSources)
+	if err != nil {
+		return err
+	}
+	for name, v := range scalars {
+		hdr[metaHeader(name)] = []string{headerValue(v)}
+	}
+	return nil
+}
+
+// provenance is the scalars of the meta object by field name, with source
+// and as_of made sure of where the answer says them in another way: the
+// rows' sources; the first freshness field it has.
+func provenance(meta []byte, spec csvRows, rowSources []string) (map[string]string, error) {
 	scalars := map[string]string{}
 	if len(meta) > 0 && meta[0] == '{' {
 		err := eachMember(meta, func(name string, v []byte) error {
@@ -426,15 +451,14 @@ func setMetaHeaders(hdr http.Header, meta []byte, spec csvRows, rowSources []str
 				return err
 			}
 			scalars[name] = c.text
-			hdr[metaHeader(name)] = []string{headerValue(c.text)}
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if _, ok := scalars["source"]; !ok && len(rowSources) > 0 {
-		hdr["X-Mdqs-Source"] = []string{headerValue(strings.Join(rowSources, ","))}
+		scalars["source"] = strings.Join(rowSources, ",")
 	}
 	if _, ok := scalars["as_of"]; !ok {
 		for _, f := range asOfFields {
@@ -449,11 +473,11 @@ func setMetaHeaders(hdr http.Header, meta []byte, spec csvRows, rowSources []str
 				}
 				v = market.FormatTime(time.UnixMilli(ms))
 			}
-			hdr["X-Mdqs-As-Of"] = []string{headerValue(v)}
+			scalars["as_of"] = v
 			break
 		}
 	}
-	return nil
+	return scalars, nil
 }
 
 // metaHeader is a field's header: as_of is X-Mdqs-As-Of.

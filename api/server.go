@@ -110,6 +110,8 @@ type Server struct {
 
 	streamMu    sync.Mutex
 	lastRanking string // the day and updated_ms of the last ranking streamed
+
+	gets map[string]handlerFunc // the GET handlers by path, for Page
 }
 
 func New(d Deps) *Server {
@@ -292,6 +294,10 @@ func (s *Server) form(method, path string, h handlerFunc) handlerFunc {
 	if method != http.MethodGet {
 		return h
 	}
+	if s.gets == nil {
+		s.gets = map[string]handlerFunc{}
+	}
+	s.gets[path] = h
 	return s.withForm(path, h)
 }
 
