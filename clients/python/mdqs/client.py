@@ -516,6 +516,12 @@ class Client:
         joined by commas); ``body`` is JSON-encoded unless it is already
         ``bytes`` (sent as given: the bytes sent are the bytes signed).
         ``headers`` are applied after signing (tests use it to tamper)."""
+        _, raw = self._call(method, path, params, body, headers)
+        return json.loads(raw.decode("utf-8")) if raw else None
+
+    def _call(self, method: str, path: str, params: Optional[Params] = None, body: Any = None,
+              headers: Optional[Mapping[str, str]] = None) -> Tuple[Dict[str, str], bytes]:
+        """One signed call; the answer's headers and bytes (a failure raises)."""
         query = {}
         for k, v in (params or {}).items():
             if v is None:
@@ -550,7 +556,7 @@ class Client:
 
             status, rh, raw = self._with_retries(method, url, raw_body, make_headers)
             if 200 <= status < 300:
-                return json.loads(raw.decode("utf-8")) if raw else None
+                return rh, raw
             if not switched and self._switch_version(status, rh, version):
                 switched = True
                 continue
@@ -644,6 +650,53 @@ class Client:
     def post(self, path: str, body: Any = None) -> Any:
         """POST a JSON body to ``path`` and return the envelope's ``data``."""
         return self.request("POST", path, None, body)["data"]
+
+    # ------------------------------------------------------------------ CSV
+
+    def csv(self, path: str, bom: bool = False, **params: Any) -> Tuple[bytes, Dict[str, str]]:
+        """GET ``path`` as CSV (``format=csv``; every endpoint that answers a
+        list answers it so): the answer's bytes, UTF-8, a header row of the
+        rows' JSON field names, then the rows as the JSON has them; and its
+        provenance, the ``X-Mdqs-*`` headers by field name (``source``,
+        ``as_of``, ``total``, ``page_size`` ...; the server's %-escapes
+        undone). ``bom=True`` is the form for Excel on Windows: a UTF-8 byte
+        order mark, text cells that start with = + - @ defused. A failure
+        raises MdqsError as every call does (it is the JSON envelope)."""
+        params = dict(params, format="csv")
+        if bom:
+            params["bom"] = "1"
+        headers, raw = self._call("GET", path, params)
+        meta = {}
+        for k, v in headers.items():
+            if k.lower().startswith("x-mdqs-") and k.lower() != "x-mdqs-instance":
+                meta[k[len("x-mdqs-"):].lower().replace("-", "_")] = urllib.parse.unquote(v)
+        return raw, meta
+
+    def save_csv(self, file: Any, path: str, bom: bool = False, **params: Any) -> Dict[str, str]:
+        """Write ``path``'s rows as CSV to ``file`` (a file name, or a binary
+        file object) and return their provenance (see ``csv``): a file
+        Excel, DuckDB or pandas.read_csv opens. Written whole once the answer
+        is in: a failure leaves no file."""
+        raw, meta = self.csv(path, bom=bom, **params)
+        if hasattr(file, "write"):
+            file.write(raw)
+        else:
+            with open(file, "wb") as f:
+                f.write(raw)
+        return meta
+
+    def csv_frame(self, path: str, **params: Any) -> Any:
+        """``path``'s rows as CSV read by pandas: a DataFrame whose columns are
+        the JSON's field names, with the provenance in ``attrs``. (Parquet
+        would need pyarrow or fastparquet, which Debian does not package:
+        write Parquet with ``mdqs export``, or ``to_parquet`` where pyarrow is
+        installed.)"""
+        import io
+        pd = self._pandas()
+        raw, meta = self.csv(path, **params)
+        df = pd.read_csv(io.BytesIO(raw), dtype={"code": str, "stock_code": str, "board_code": str, "leader_code": str})
+        df.attrs.update(meta)
+        return df
 
     # ------------------------------------------------------------------ frames
 

@@ -174,6 +174,35 @@ class TestFunctions(ServerTest):
         self.assertIn("ma5", k["rows"][-1])
         self.assertLess(k["rows"][0]["ts"], k["rows"][-1]["ts"])
 
+    def test_csv(self):
+        # The CSV form of a list: the JSON's rows, field for field, with the
+        # answer's provenance from the X-Mdqs-* headers.
+        k = self.client.kline(self.code, "D", self.start, self.today, indicators="ma5")
+        raw, meta = self.client.csv("/v1/api/kline", code=self.code, freq="D", start=self.start, end=self.today, indicators="ma5")
+        import csv as csvmod
+        import io
+        records = list(csvmod.reader(io.StringIO(raw.decode("utf-8"))))
+        self.assertEqual(records[0], list(k["rows"][0].keys()))
+        self.assertEqual(len(records) - 1, len(k["rows"]))
+        for rec, row in zip(records[1:], k["rows"]):
+            self.assertEqual(rec[records[0].index("trade_date")], row["trade_date"])
+            self.assertEqual(float(rec[records[0].index("close")]), row["close"])
+        self.assertEqual(meta["source"], k["source"])
+        self.assertEqual(meta["code"], self.code)
+        self.assertEqual(meta["final_through"], k["final_through"])
+        # Excel's form, written to a file.
+        path = os.path.join(tempfile.mkdtemp(prefix="mdqs-csv-"), "kline.csv")
+        meta = self.client.save_csv(path, "/v1/api/kline", bom=True, code=self.code, freq="D", start=self.start, end=self.today)
+        with open(path, "rb") as f:
+            self.assertTrue(f.read().startswith(b"\xef\xbb\xbftrade_date,"))
+        self.assertEqual(meta["source"], k["source"])
+        with self.assertRaises(MdqsError) as cm:
+            self.client.csv("/v1/api/kline", code=self.code, freq="2h", start=self.start, end=self.today)
+        self.assertEqual(cm.exception.status, 400)
+        with self.assertRaises(MdqsError) as cm:
+            self.client.csv("/v1/api/whoami")
+        self.assertIn("answers JSON only", cm.exception.detail)
+
     def test_kline_adjusted(self):
         for mode in ("qfq", "hfq"):
             k = self.client.kline_adjusted(self.code, "D", self.start, self.today, mode)
@@ -905,6 +934,16 @@ class TestRetry(unittest.TestCase):
 
 @unittest.skipUnless(HAVE_PANDAS or os.environ.get("CI"), "pandas is not installed (apt-get install python3-pandas)")
 class TestFrames(ServerTest):
+    def test_csv_frame(self):
+        rows = self.client.kline(self.code, "D", self.start, self.today)["rows"]
+        df = self.client.csv_frame("/v1/api/kline", code=self.code, freq="D", start=self.start, end=self.today)
+        self.assertEqual(list(df.columns), list(rows[0].keys()))
+        self.assertEqual(len(df), len(rows))
+        self.assertEqual(df["close"].tolist(), [r["close"] for r in rows])
+        self.assertEqual(df.attrs["code"], self.code)
+        hot = self.client.csv_frame("/v1/api/hot_rank", size=5)
+        self.assertEqual(hot["stock_code"].iloc[0], self.client.hot_rank(size=5)["items"][0]["stock_code"])
+
     def test_kline_frame(self):
         df = self.client.kline(self.code, "D", self.start, self.today, as_frame=True)
         self.assertEqual(str(df.index.dtype), "datetime64[ns, Asia/Shanghai]")
