@@ -88,6 +88,8 @@ type Deps struct {
 	// see HostCheck): a request naming another is refused before routing.
 	// The zero value refuses nothing.
 	Hosts HostCheck
+	// MCP is /mcp, the MCP endpoint; the zero value: off.
+	MCP MCPDeps
 }
 
 // Server holds the dependencies of every handler.
@@ -273,6 +275,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/screener/fields", auth.ScopeScreener, s.handleScreenerFields)
 
 	s.infoRoutes()
+	s.mcpRoutes()
 	s.dashboardRoutes()
 }
 
