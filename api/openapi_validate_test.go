@@ -437,6 +437,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{400, "GET", "/v1/api/quality?date=20261120x", ""},
 
 		// The terminal bridge.
+		{200, "GET", "/v1/api/calendar?start=2026-09-28&end=2026-10-09", ""},
+		{200, "GET", "/v1/api/calendar?start=2026-12-28&end=2027-01-05", ""},
+		{400, "GET", "/v1/api/calendar?start=2026-11-30&end=2026-11-01", ""},
 		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},
 		{200, "GET", "/v1/api/blocks?kind=industry", ""},
 		{200, "GET", "/v1/api/block/members?kind=industry&block=" + url.QueryEscape("煤炭"), ""},

@@ -249,6 +249,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.waits(s.fedBy(s.handleMicroMomentum, jobs.KlineEndOfDay)))
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.fedBy(s.handleChipMetrics, jobs.KlineEndOfDay)))
 
+	s.protected(http.MethodGet, "/v1/api/calendar", auth.ScopeMarket, s.handleCalendar)
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.fedBy(s.handleSecurities, jobs.RecordSecurities))
 	s.protected(http.MethodGet, "/v1/api/archive/status", auth.ScopeMarket, s.handleArchiveStatus)
 	s.protected(http.MethodGet, "/v1/api/quality", auth.ScopeMarket, s.fedBy(s.handleQuality, jobs.RecordSecurities, jobs.KlineEndOfDay, jobs.PublishedLimitPools))
