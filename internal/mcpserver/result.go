@@ -1,0 +1,446 @@
+package mcpserver
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"mdqs/internal/client"
+	"mdqs/internal/market"
+)
+
+// MaxRows bounds the rows of any result: an agent's context is the scarce
+// thing, and a longer list is better narrowed than read (each result says
+// how).
+const MaxRows = 200
+
+// Result is every tool's structured content: the rows the API answered
+// (at most MaxRows), where they come from and as of when, and their units.
+type Result struct {
+	// Source names where the numbers come from, as the API says it
+	// (demo, store, push2, tdx, ...).
+	Source string `json:"source"`
+	// AsOf is the time the rows are of (Asia/Shanghai), AsOfFrom the field
+	// of the API's answer it comes from; "read" when the answer has no
+	// time of its own: then AsOf is when the tool read it.
+	AsOf     string `json:"as_of"`
+	AsOfFrom string `json:"as_of_from"`
+	// Units are the rows' units by field: 元 (yuan), 股 (shares; 1 手 =
+	// 100 股), % (1.5 is 1.5 %).
+	Units map[string]string `json:"units,omitempty"`
+	// Rows are the API's own rows, as it wrote them.
+	Rows []json.RawMessage `json:"rows"`
+	// Count is len(Rows); Total the rows the API had (all its pages).
+	Count int `json:"count"`
+	Total int `json:"total"`
+	// Note says how to narrow a result cut to its limit, or anything else
+	// a reader must know.
+	Note string `json:"note,omitempty"`
+	// Meta are the answer's other fields (its lists other than the rows
+	// left out).
+	Meta map[string]json.RawMessage `json:"meta,omitempty"`
+}
+
+// shape says how a tool's API answer becomes a Result.
+type shape struct {
+	// rows is the field of data holding the rows; "" when data is the
+	// list itself. flatten, when set, is a field of each of those whose
+	// items are the rows (the ladder's levels[].items).
+	rows, flatten string
+	// columns are the fields of the text table, in order; a dotted path
+	// reaches into an object or a list ("reasons.0.reason").
+	columns []string
+	units   map[string]string
+	// asOf are data's fields (or meta.FIELD) that may date the answer,
+	// first present wins; then the rows' own as_of, then the read time.
+	asOf []string
+	// limit cuts the rows (at most MaxRows). tail keeps the last rows
+	// instead of the first (a time series: the latest bars).
+	limit int
+	tail  bool
+	// sortBy orders the rows by a numeric field before the cut, largest
+	// first unless asc (unknown values last).
+	sortBy string
+	asc    bool
+	// narrow tells how to ask for less when the rows were cut.
+	narrow string
+	// total is the field counting the API's rows before its own cut
+	// ("total" by default); source names the answer's source when it
+	// names none itself (the terminal's blocks); rowsAsOf is the rows'
+	// field that dates them ("as_of" by default).
+	total, source, rowsAsOf string
+	// single: data is one object, the only row (a news item).
+	single bool
+}
+
+// apiError is an answer of the API that is not a success: the tool's
+// error, with the API's own message and detail.
+type apiError struct {
+	Status     int
+	Message    string
+	Detail     string
+	RetryAfter int
+}
+
+func (e *apiError) Error() string {
+	s := fmt.Sprintf("mdqs answered HTTP %d %s", e.Status, e.Message)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(" (retry after %d s)", e.RetryAfter)
+	}
+	return s
+}
+
+// errorOf reads a failure answer; a body that is not the envelope (a
+// proxy's page, say) keeps its status and a line of its text.
+func errorOf(r *client.Response) *apiError {
+	var env struct {
+		Message    string `json:"message"`
+		Detail     string `json:"detail"`
+		RetryAfter int    `json:"retry_after"`
+	}
+	if json.Unmarshal(r.Body, &env) != nil || env.Message == "" {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(r.Body)), "\n")
+		return &apiError{Status: r.Status, Message: http.StatusText(r.Status), Detail: cut(line, 300)}
+	}
+	return &apiError{Status: r.Status, Message: env.Message, Detail: env.Detail, RetryAfter: env.RetryAfter}
+}
+
+// result shapes a successful answer. now is the read time.
+func (sh shape) result(body []byte, now time.Time) (*Result, error) {
+	var env struct {
+		Code     *int            `json:"code"`
+		Data     json.RawMessage `json:"data"`
+		Meta     json.RawMessage `json:"meta"`
+		Analysis json.RawMessage `json:"analysis"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, fmt.Errorf("mdqs answered something that is not JSON: %w", err)
+	}
+	data := env.Data
+	if env.Code == nil {
+		data = body // the sector ranking is its own object, not the envelope
+	}
+	fields := map[string]json.RawMessage{}
+	var rows []json.RawMessage
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(data, &rows); err != nil {
+			return nil, err
+		}
+		if len(env.Meta) > 0 {
+			fields["meta"] = env.Meta
+		}
+		if len(env.Analysis) > 0 {
+			fields["analysis"] = env.Analysis
+		}
+	} else if sh.single {
+		rows = []json.RawMessage{data}
+	} else {
+		if err := json.Unmarshal(data, &fields); err != nil {
+			return nil, fmt.Errorf("mdqs answered data that is not an object: %w", err)
+		}
+		if sh.rows != "" {
+			if raw, ok := fields[sh.rows]; ok && !isNull(raw) {
+				if err := json.Unmarshal(raw, &rows); err != nil {
+					return nil, fmt.Errorf("%s is not a list: %w", sh.rows, err)
+				}
+			}
+			delete(fields, sh.rows)
+		}
+	}
+	if sh.flatten != "" {
+		var flat []json.RawMessage
+		for _, r := range rows {
+			var inner map[string]json.RawMessage
+			var items []json.RawMessage
+			if json.Unmarshal(r, &inner) == nil && json.Unmarshal(inner[sh.flatten], &items) == nil {
+				flat = append(flat, items...)
+			}
+		}
+		rows = flat
+	}
+	if rows == nil {
+		rows = []json.RawMessage{}
+	}
+	res := &Result{Units: sh.units}
+	res.Source = firstString(fields, "source", "meta.source")
+	if res.Source == "" {
+		res.Source = cmp.Or(rowsString(rows, "source"), sh.source)
+	}
+	res.AsOf, res.AsOfFrom = sh.dated(fields, rows, now)
+	res.Total = len(rows)
+	if n, ok := number(lookup(fields, cmp.Or(sh.total, "total"))); ok && int(n) > res.Total {
+		res.Total = int(n) // the API had more than it sent (pages, top)
+	}
+	if sh.sortBy != "" {
+		sortRows(rows, sh.sortBy, sh.asc)
+	}
+	limit := min(cmp.Or(sh.limit, MaxRows), MaxRows)
+	if len(rows) > limit {
+		if sh.tail {
+			rows = rows[len(rows)-limit:]
+		} else {
+			rows = rows[:limit]
+		}
+	}
+	if res.Total > len(rows) {
+		which := "first"
+		if sh.tail {
+			which = "last"
+		}
+		res.Note = fmt.Sprintf("%d of %d rows (the %s %d); to see others, %s", len(rows), res.Total, which, len(rows), sh.narrow)
+	}
+	res.Rows, res.Count = rows, len(rows)
+	res.Meta = metaOf(fields)
+	return res, nil
+}
+
+// dated finds the answer's time: the first of the shape's fields present,
+// the latest as_of of the rows, else the read time.
+func (sh shape) dated(fields map[string]json.RawMessage, rows []json.RawMessage, now time.Time) (string, string) {
+	for _, name := range sh.asOf {
+		raw := lookup(fields, name)
+		if s, ok := str(raw); ok && s != "" {
+			return s, name
+		}
+		if n, ok := number(raw); ok && n > 0 { // epoch seconds (the ranking's ts)
+			return market.FormatTime(time.Unix(int64(n), 0)), name
+		}
+	}
+	field := cmp.Or(sh.rowsAsOf, "as_of")
+	if s := rowsLatest(rows, field); s != "" {
+		return s, "rows." + field
+	}
+	return market.FormatTime(now), "read"
+}
+
+// metaOf keeps the answer's other fields an agent may need (scalars,
+// objects, short lists) and leaves out the long lists, such as the
+// ranking's other families.
+func metaOf(fields map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, v := range fields {
+		if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '[' {
+			var list []json.RawMessage
+			if json.Unmarshal(v, &list) != nil || len(list) > 20 {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// table is the result as a short text: a line of provenance and units,
+// then one line per row with the shape's columns, then the note.
+func (res *Result) table(tool string, sh shape) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · source %s · as_of %s", tool, cmp.Or(res.Source, "-"), res.AsOf)
+	if res.AsOfFrom == "read" {
+		b.WriteString(" (read time: the answer carries no time of its own)")
+	}
+	fmt.Fprintf(&b, " · %d rows", res.Count)
+	if res.Total > res.Count {
+		fmt.Fprintf(&b, " of %d", res.Total)
+	}
+	b.WriteByte('\n')
+	var units []string
+	scaled := false
+	for _, c := range sh.columns {
+		if u, ok := sh.units[c]; ok {
+			units = append(units, c+" "+u)
+			scaled = scaled || u == "元" || u == "股"
+		}
+	}
+	if len(units) > 0 {
+		b.WriteString("units: " + strings.Join(units, ", "))
+		if scaled {
+			b.WriteString(" (元 and 股 of 1e4 and more written here in 万 = 1e4 or 亿 = 1e8; the structured rows are exact)")
+		}
+		b.WriteByte('\n')
+	}
+	if len(res.Rows) > 0 && len(sh.columns) > 0 {
+		b.WriteString(strings.Join(sh.columns, " | "))
+		b.WriteByte('\n')
+		for _, r := range res.Rows {
+			var row map[string]json.RawMessage
+			json.Unmarshal(r, &row)
+			for i, c := range sh.columns {
+				if i > 0 {
+					b.WriteString(" | ")
+				}
+				b.WriteString(cell(lookup(row, c), sh.units[c]))
+			}
+			b.WriteByte('\n')
+		}
+	} else if len(res.Rows) == 0 {
+		b.WriteString("no rows\n")
+	}
+	if res.Note != "" {
+		b.WriteString("note: " + res.Note + "\n")
+	}
+	return b.String()
+}
+
+// cell writes one value: text unquoted, null as -, lists of text joined,
+// amounts and share counts of 1e4 and more in 万 or 亿.
+func cell(raw json.RawMessage, unit string) string {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case len(t) == 0 || isNull(t):
+		return "-"
+	case t[0] == '"':
+		s, _ := str(t)
+		return cut(strings.ReplaceAll(s, "|", "/"), 80)
+	case t[0] == '[':
+		var list []string
+		if json.Unmarshal(t, &list) == nil {
+			return cut(strings.Join(list, ","), 80)
+		}
+		return cut(string(t), 80)
+	case t[0] == '{':
+		return cut(string(t), 80)
+	}
+	if unit == "元" || unit == "股" {
+		if x, err := strconv.ParseFloat(string(t), 64); err == nil {
+			switch a := math.Abs(x); {
+			case a >= 1e8:
+				return strconv.FormatFloat(x/1e8, 'f', 2, 64) + "亿"
+			case a >= 1e4:
+				return strconv.FormatFloat(x/1e4, 'f', 2, 64) + "万"
+			}
+		}
+	}
+	return string(t)
+}
+
+// sortRows orders rows by a numeric field, unknown values last whatever
+// the order, ties in their order before.
+func sortRows(rows []json.RawMessage, field string, asc bool) {
+	type keyed struct {
+		row json.RawMessage
+		v   float64
+		ok  bool
+	}
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		var m map[string]json.RawMessage
+		json.Unmarshal(r, &m)
+		v, ok := number(m[field])
+		ks[i] = keyed{r, v, ok}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.ok != b.ok:
+			if a.ok {
+				return -1
+			}
+			return 1
+		case !a.ok || a.v == b.v:
+			return 0
+		case (a.v < b.v) == asc:
+			return -1
+		}
+		return 1
+	})
+	for i, k := range ks {
+		rows[i] = k.row
+	}
+}
+
+// lookup follows a dotted path through objects and lists.
+func lookup(fields map[string]json.RawMessage, path string) json.RawMessage {
+	head, rest, more := strings.Cut(path, ".")
+	raw := fields[head]
+	for more {
+		head, rest, more = strings.Cut(rest, ".")
+		if i, err := strconv.Atoi(head); err == nil {
+			var list []json.RawMessage
+			if json.Unmarshal(raw, &list) != nil || i >= len(list) {
+				return nil
+			}
+			raw = list[i]
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		raw = m[head]
+	}
+	return raw
+}
+
+func firstString(fields map[string]json.RawMessage, paths ...string) string {
+	for _, p := range paths {
+		if s, ok := str(lookup(fields, p)); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// rowsString is the rows' field when they agree, else their values
+// joined (the quotes of two sources).
+func rowsString(rows []json.RawMessage, field string) string {
+	var seen []string
+	for _, r := range rows {
+		var m map[string]json.RawMessage
+		json.Unmarshal(r, &m)
+		if s, ok := str(m[field]); ok && s != "" && !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
+	}
+	return strings.Join(seen, ",")
+}
+
+// rowsLatest is the latest of the rows' times in field (text in the API's
+// YYYY-MM-DD HH:MM:SS, which sorts as it reads).
+func rowsLatest(rows []json.RawMessage, field string) string {
+	latest := ""
+	for _, r := range rows {
+		var m map[string]json.RawMessage
+		json.Unmarshal(r, &m)
+		if s, ok := str(m[field]); ok && s > latest {
+			latest = s
+		}
+	}
+	return latest
+}
+
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func number(raw json.RawMessage) (float64, bool) {
+	if len(raw) == 0 || isNull(raw) || raw[0] == '"' {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+	return x, err == nil
+}
+
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
