@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -213,8 +215,9 @@ func TestToolsCallTheAPI(t *testing.T) {
 		{"sector_ranking", `{}`, "GET /v1/api/boards/top50?top=20"},
 		{"sector_ranking", `{"family":"concept","direction":"outflow","day":"2026-11-20","limit":5}`, "GET /v1/api/boards/top50?day=2026-11-20&top=5"},
 		{"sector_movements", `{"type":"concept","sort":"main_net","name":"半导体"}`, "GET /v1/api/market/movements?name=%E5%8D%8A%E5%AF%BC%E4%BD%93&order=desc&sort=main_net&top=20&type=concept"},
-		{"kline", `{"code":"600519"}`, "GET /v1/api/kline?code=600519&end=2026-11-23&freq=D&start=2026-05-27"},
-		{"kline", `{"code":"600519","freq":"1m","end":"2026-11-20 14:00"}`, "GET /v1/api/kline?code=600519&end=2026-11-20+14%3A00&freq=1m&start=2026-11-17"},
+		{"kline", `{"code":"600519"}`, "GET /v1/api/kline?code=600519&end=2026-11-23&freq=D&start=2026-08-21"},
+		{"kline", `{"code":"600519","limit":200}`, "GET /v1/api/kline?code=600519&end=2026-11-23&freq=D&start=2026-02-06"},
+		{"kline", `{"code":"600519","freq":"1m","end":"2026-11-20 14:00"}`, "GET /v1/api/kline?code=600519&end=2026-11-20+14%3A00&freq=1m&start=2026-11-09"},
 		{"kline", `{"code":"600519","adjust":"qfq","start":"2026-01-05","end":"2026-11-20","indicators":"ma5,macd"}`,
 			"GET /v1/api/kline/adjusted?code=600519&end=2026-11-20&freq=D&indicators=ma5%2Cmacd&mode=qfq&start=2026-01-05"},
 		{"quotes", `{"codes":["600519.SH","sh000001"]}`, "GET /v1/api/quotes?codes=600519.SH%2Csh000001"},
@@ -376,10 +379,13 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 
 	res, r := call("kline", `{"code":"600519","limit":200}`)
 	if r.Count != 200 || len(r.Rows) != 200 || r.Total != 300 || !strings.Contains(r.Note, "200 of 300 rows (the last 200)") ||
-		!strings.Contains(string(r.Rows[0]), `"close":100`) || r.Source != "store" || r.AsOf != "2026-11-20" || r.AsOfFrom != "final_through" ||
+		cellOf(r, 0, "close") != "100" || r.Source != "store" || r.AsOf != "2026-11-20" || r.AsOfFrom != "final_through" ||
 		r.Units["amount"] != "元" || r.Units["volume"] != "股" || r.Units["pct"] != "%" {
 		t.Errorf("kline of 300 bars: count %d total %d note %q source %q as_of %q (%s) units %v first %s",
 			r.Count, r.Total, r.Note, r.Source, r.AsOf, r.AsOfFrom, r.Units, r.Rows[0])
+	}
+	if !slices.Equal(r.Columns, []string{"trade_date", "close", "amount", "volume"}) {
+		t.Errorf("kline's columns %v, want the rows' fields in the API's order", r.Columns)
 	}
 	text := textOf(res)
 	for _, want := range []string{"kline · source store · as_of 2026-11-20 · 200 rows of 300", "amount 元", "volume 股", "1234.57亿 ", "4.57万 ", "note: 200 of 300"} {
@@ -390,7 +396,7 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 	if lines := strings.Count(text, "\n"); lines > 205 {
 		t.Errorf("kline's text has %d lines for 200 rows", lines)
 	}
-	if _, r := call("kline", `{"code":"600519","limit":5}`); r.Count != 5 || !strings.Contains(string(r.Rows[4]), `"close":299`) {
+	if _, r := call("kline", `{"code":"600519","limit":5}`); r.Count != 5 || cellOf(r, 4, "close") != "299" {
 		t.Errorf("kline limit 5: %d rows, last %s; want the latest five", r.Count, r.Rows[len(r.Rows)-1])
 	}
 	if _, r := call("search_stocks", `{"query":"茅台"}`); r.Source != "tdx" || r.AsOfFrom != "read" || r.AsOf != market.FormatTime(t0) {
@@ -405,5 +411,67 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 	}
 	if text := textOf(res); !strings.Contains(text, "| 1.50亿 |") || !strings.Contains(text, "| -5000 |") {
 		t.Errorf("sector_ranking's text:\n%s", text)
+	}
+}
+
+// cellOf is row i's value of col, as written.
+func cellOf(r Result, i int, col string) string {
+	j := slices.Index(r.Columns, col)
+	if i >= len(r.Rows) || j < 0 || j >= len(r.Rows[i]) {
+		return ""
+	}
+	return string(r.Rows[i][j])
+}
+
+// Rows that lack a field the others have hold null there; rows of one
+// value (not objects) are a column "value".
+func TestTabulate(t *testing.T) {
+	// encode writes what json.Marshal of the Result would.
+	body, err := os.ReadFile("testdata/kline-600519-120.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := shape{rows: "rows", limit: 10, tail: true, asOf: []string{"final_through"}, units: barUnits, narrow: "less"}
+	res, err := sh.result(body, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := res.encode()
+	std, _ := json.Marshal(res)
+	var x, y any
+	if err != nil || json.Unmarshal(mine, &x) != nil || json.Unmarshal(std, &y) != nil || !reflect.DeepEqual(x, y) {
+		t.Errorf("encode = %s (%v)\njson.Marshal = %s", mine, err, std)
+	}
+
+	cols, m := tabulate([]json.RawMessage{json.RawMessage(`{"a":1,"b":"x"}`), json.RawMessage(`{"b":"y","c":{"d":[1,2]}}`), json.RawMessage(`{}`)})
+	b, _ := json.Marshal(Result{Columns: cols, Rows: m})
+	if !strings.Contains(string(b), `"columns":["a","b","c"],"rows":[[1,"x",null],[null,"y",{"d":[1,2]}],[null,null,null]]`) {
+		t.Errorf("tabulate: %s", b)
+	}
+	cols, m = tabulate([]json.RawMessage{json.RawMessage(`"600519.SH"`)})
+	if b, _ := json.Marshal(Result{Columns: cols, Rows: m}); !strings.Contains(string(b), `"columns":["value"],"rows":[["600519.SH"]]`) {
+		t.Errorf("tabulate of plain values: %s", b)
+	}
+}
+
+// The scanner splits what encoding/json reads, escapes and nesting
+// included, and refuses what is not JSON's shape.
+func TestScan(t *testing.T) {
+	ms, err := members([]byte(` { "a" : "x\"y\\" , "b\u0063":[1,{"c":"]}"}], "d":null,"e":-1.5e3 } `))
+	if err != nil || len(ms) != 4 || string(ms[0].key) != "a" || string(ms[0].value) != `"x\"y\\"` || string(ms[1].key) != "bc" ||
+		string(ms[1].value) != `[1,{"c":"]}"}]` || string(ms[2].value) != "null" || string(ms[3].value) != "-1.5e3" {
+		t.Errorf("members = %q, %v", ms, err)
+	}
+	list, err := items([]byte(`[ "a\\", {"b":[]} ,3]`))
+	if err != nil || len(list) != 3 || string(list[0]) != `"a\\"` || string(list[1]) != `{"b":[]}` || string(list[2]) != "3" {
+		t.Errorf("items = %q, %v", list, err)
+	}
+	for _, bad := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":"x}`, `[1 2]`, `{"a":[1}`, `"x"`} {
+		if _, err := members([]byte(bad)); err == nil {
+			t.Errorf("members(%q) took it", bad)
+		}
+	}
+	if got := string(field([]byte(`{"x":{"y":2},"z":3}`), "z")); got != "3" {
+		t.Errorf("field z = %q", got)
 	}
 }

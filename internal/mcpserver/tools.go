@@ -42,7 +42,11 @@ func addTool[In any](s *mcp.Server, t *tools, name, description string, fetch fe
 		if err != nil {
 			return nil, nil, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.table(name, sh)}}}, res, nil
+		sc, err := res.encode()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.table(name, sh)}}, StructuredContent: json.RawMessage(sc)}, nil, nil
 	})
 }
 

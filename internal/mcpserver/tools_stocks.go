@@ -21,10 +21,10 @@ type klineIn struct {
 	Code       string `json:"code" jsonschema:"Security code: 600519, 600519.SH, sh600519 or 1.600519 (see mdqs://codes)" examples:"600519.SH|000001.SZ|sh000300"`
 	Freq       string `json:"freq,omitempty" jsonschema:"Bar size: D daily, 5m or 1m minutes" enum:"D,5m,1m" default:"D"`
 	Adjust     string `json:"adjust,omitempty" jsonschema:"Prices raw (none), 前复权 (qfq) or 后复权 (hfq), as the terminal shows them" enum:"none,qfq,hfq" default:"none"`
-	Start      string `json:"start,omitempty" jsonschema:"First day YYYY-MM-DD, or 'YYYY-MM-DD HH:MM' for minutes; default 180 days before end (D), 7 (5m), 3 (1m)"`
+	Start      string `json:"start,omitempty" jsonschema:"First day YYYY-MM-DD, or 'YYYY-MM-DD HH:MM' for minutes; default: enough days before end for limit bars"`
 	End        string `json:"end,omitempty" jsonschema:"Last day, same forms; default today"`
 	Indicators string `json:"indicators,omitempty" jsonschema:"Comma-separated: maN, emaN (close), vmaN (volume), N 1-250, and macd" examples:"ma5,ma20|macd|ma20,vma5,macd"`
-	Limit      int    `json:"limit,omitempty" jsonschema:"Rows to return, the latest, 1-200" default:"120" min:"1" max:"200"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Rows to return, the latest, 1-200" default:"60" min:"1" max:"200"`
 }
 
 type searchStocksIn struct {
@@ -51,15 +51,20 @@ func (t *tools) addStocks(s *mcp.Server) {
 		"K-line (OHLCV bars) of one code: daily or minute bars, raw or 前复权/后复权, with today's forming bars joined and indicators (MA, EMA, volume MA, MACD). The latest rows when there are more than limit.",
 		func(ctx context.Context, t *tools, in klineIn) (*client.Response, shape, error) {
 			freq := cmp.Or(in.Freq, "D")
-			back := map[string]int{"D": 180, "5m": 7, "1m": 3}[freq]
+			limit := cmp.Or(in.Limit, 60)
 			end := cmp.Or(in.End, today(t.clock.Now()).String())
 			start := in.Start
 			if start == "" {
+				// Enough sessions for limit bars, in calendar days with
+				// weekends and a holiday week to spare: the API reads no
+				// more bars than the answer keeps.
+				perSession := map[string]int{"D": 1, "5m": 48, "1m": 240}[freq]
+				days := ((limit+perSession-1)/perSession)*7/5 + 10
 				d, err := market.ParseDay(strings.Fields(end)[0])
 				if err != nil {
 					return nil, shape{}, fmt.Errorf("end %q: %v; give YYYY-MM-DD", end, err)
 				}
-				start = d.AddDays(-back).String()
+				start = d.AddDays(-days).String()
 			}
 			q := url.Values{"code": {in.Code}, "freq": {freq}, "start": {start}, "end": {end}, "indicators": {in.Indicators}}
 			path := "/v1/api/kline"
@@ -78,7 +83,7 @@ func (t *tools) addStocks(s *mcp.Server) {
 				cols = append(cols, names...)
 				units = maps(barUnits, names, "元")
 			}
-			return resp, shape{rows: "rows", limit: cmp.Or(in.Limit, 120), tail: true, asOf: []string{"realtime_as_of", "final_through"},
+			return resp, shape{rows: "rows", limit: limit, tail: true, asOf: []string{"realtime_as_of", "final_through"},
 				units: units, columns: cols, narrow: "move start and end (the answer holds the range's last rows), or raise limit (at most 200)"}, err
 		})
 	addTool(s, t, "search_stocks",
