@@ -83,6 +83,10 @@ type shape struct {
 	total, source, rowsAsOf string
 	// single: data is one object, the only row (a news item).
 	single bool
+	// keep are lists of objects of the answer that meta keeps (the
+	// ladder's promotion); the others are left out (the ranking's other
+	// families: rows of their own, not about these).
+	keep []string
 }
 
 // apiError is an answer of the API that is not a success: the tool's
@@ -177,7 +181,7 @@ func (sh shape) result(body []byte, now time.Time) (*Result, error) {
 	if rows == nil {
 		rows = []json.RawMessage{}
 	}
-	res := &Result{Units: sh.units}
+	res := &Result{}
 	res.Source = firstString(fields, "source", "meta.source")
 	if res.Source == "" {
 		res.Source = cmp.Or(rowsString(rows, "source"), sh.source)
@@ -206,8 +210,9 @@ func (sh shape) result(body []byte, now time.Time) (*Result, error) {
 		res.Note = fmt.Sprintf("%d of %d rows (the %s %d); to see others, %s", len(rows), res.Total, which, len(rows), sh.narrow)
 	}
 	res.Columns, res.Rows = tabulate(rows)
+	res.Units = unitsOf(sh.units, res.Columns)
 	res.Count = len(rows)
-	res.Meta = metaOf(fields)
+	res.Meta = metaOf(fields, sh.keep)
 	return res, nil
 }
 
@@ -258,6 +263,22 @@ func (res *Result) encode() ([]byte, error) {
 		b = append(b, meta...)
 	}
 	return append(b, '}'), nil
+}
+
+// unitsOf are the units of the fields the rows have (a dotted field by
+// its first part).
+func unitsOf(units map[string]string, cols []string) map[string]string {
+	out := map[string]string{}
+	for k, u := range units {
+		head, _, _ := strings.Cut(k, ".")
+		if slices.Contains(cols, head) {
+			out[k] = u
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // matrix is the rows' values, written as the API wrote them.
@@ -363,13 +384,14 @@ func (sh shape) dated(fields map[string]json.RawMessage, rows []json.RawMessage,
 }
 
 // metaOf keeps the answer's other fields an agent may need (scalars,
-// objects, short lists) and leaves out the long lists, such as the
-// ranking's other families.
-func metaOf(fields map[string]json.RawMessage) map[string]json.RawMessage {
+// objects, lists of values) and leaves out its lists of objects, the
+// rows of other lists (the ranking's other families), but those of keep.
+func metaOf(fields map[string]json.RawMessage, keep []string) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for k, v := range fields {
-		if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '[' {
-			if list, err := items(t); err != nil || len(list) > 20 {
+		if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '[' && !slices.Contains(keep, k) {
+			list, err := items(t)
+			if err != nil || len(list) > 50 || (len(list) > 0 && bytes.HasPrefix(list[0], []byte("{"))) {
 				continue
 			}
 		}

@@ -26,10 +26,13 @@ type runScreenIn struct {
 	ID         string   `json:"id,omitempty" jsonschema:"A screen run before (its id from a result that timed out): fetch it instead of running expression"`
 }
 
-// screenPoll is how often run_screen asks how a screen does: screens of
-// the demo market take tens of milliseconds, of the whole market a second
-// or two.
-const screenPoll = 100 * time.Millisecond
+// run_screen asks how a screen does first after screenPollFirst, then
+// twice as long each time up to screenPoll: a screen of the demo market
+// takes milliseconds, of the whole market a second or two.
+const (
+	screenPollFirst = 5 * time.Millisecond
+	screenPoll      = 200 * time.Millisecond
+)
 
 func (t *tools) addScreen(s *mcp.Server) {
 	addTool(s, t, "run_screen",
@@ -119,6 +122,7 @@ type screenStatus struct {
 // passed; a failure answer is returned as it came.
 func (t *tools) waitScreen(ctx context.Context, id string, wait time.Duration) (screenStatus, *client.Response, error) {
 	deadline := time.Now().Add(wait) // a wait in real time, whatever the market clock says
+	pause := screenPollFirst
 	for {
 		resp, err := get(ctx, t.api, "/v1/api/screener/queue/status", url.Values{"id": {id}})
 		if err != nil || resp.Status >= 400 {
@@ -128,14 +132,15 @@ func (t *tools) waitScreen(ctx context.Context, id string, wait time.Duration) (
 			Data screenStatus `json:"data"`
 		}
 		json.Unmarshal(resp.Body, &st)
-		if st.Data.State != "queued" && st.Data.State != "running" || !time.Now().Add(screenPoll).Before(deadline) {
+		if st.Data.State != "queued" && st.Data.State != "running" || !time.Now().Add(pause).Before(deadline) {
 			return st.Data, resp, nil
 		}
 		select {
 		case <-ctx.Done():
 			return screenStatus{}, nil, ctx.Err()
-		case <-time.After(screenPoll):
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, screenPoll)
 	}
 }
 

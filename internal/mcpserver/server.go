@@ -42,7 +42,7 @@ type Options struct {
 // instructions reach the agent at initialize: what every result holds and
 // the conventions every tool shares, said once instead of in each tool.
 const instructions = `mdqs serves the Chinese A-share market (沪深京 A股): sectors, K-lines, quotes, screens, news, hot rank, reports, limit-up pools, the dragon-tiger list, index members.
-Every tool is read-only and answers {source, as_of, as_of_from, units, rows, count, total, note, meta}: at most 200 rows (the note says how to narrow), source names where the numbers come from (demo is the offline demo market), as_of the time they are of (Asia/Shanghai).
+Every tool is read-only. Its structured content is {source, as_of, as_of_from, units, columns, rows, count, total, note, meta}: rows are lists of values in the order of columns, at most 200 (note says how to narrow); source names where the numbers come from (demo is the offline demo market), as_of the time they are of (Asia/Shanghai). Its text is the same as a table.
 Units: prices and amounts 元 (yuan), volumes 股 (shares; 1 手 = 100 股), pct and rates percent (1.5 = 1.5 %). The text table writes 万 (1e4) and 亿 (1e8).
 Codes: 600519, 600519.SH, sh600519 all work (resource mdqs://codes). Dates: YYYY-MM-DD (or YYYYMMDD); trading days from resource mdqs://calendar.
 A tool error carries mdqs's HTTP status, message and detail: fix the parameter it names; 403 means the client lacks the scope.`

@@ -364,6 +364,9 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 			strings.Join(rows, ",") + `]}}`,
 		"GET /v1/api/meta/stocks":   `{"code":1,"message":"OK","data":{"items":[{"code":"600519.SH","name":"贵州茅台","source":"tdx"}],"total":1}}`,
 		"GET /v1/api/block/members": `{"code":1,"message":"OK","data":{"name":"白酒","members":[{"code":"600519.SH","name":"贵州茅台"}],"total":1}}`,
+		"GET /v1/api/limit_ladder": `{"code":1,"message":"OK","data":{"date":"2026-11-20","as_of":null,"source":"store","levels":[` +
+			`{"boards":3,"count":1,"items":[{"code":"600001.SH","name":"甲","boards":3}]},{"boards":1,"count":2,"items":[{"code":"000002.SZ","name":"乙","boards":1},` +
+			`{"code":"300003.SZ","name":"丙","boards":1}]}],"promotion":[{"from_boards":2,"to_boards":3,"yesterday":2,"promoted":1,"rate":0.5}]}}`,
 		"GET /v1/api/boards/top50": `{"ts":1795399200,"day":"20261123","source":"demo","sectors":[{"sector_name":"A","main_net":150000000},{"sector_name":"B","main_net":-5000}],` +
 			`"industry":[` + strings.Repeat(`{"sector_name":"x"},`, 40) + `{"sector_name":"x"}]}`,
 	}}
@@ -380,7 +383,7 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 	res, r := call("kline", `{"code":"600519","limit":200}`)
 	if r.Count != 200 || len(r.Rows) != 200 || r.Total != 300 || !strings.Contains(r.Note, "200 of 300 rows (the last 200)") ||
 		cellOf(r, 0, "close") != "100" || r.Source != "store" || r.AsOf != "2026-11-20" || r.AsOfFrom != "final_through" ||
-		r.Units["amount"] != "元" || r.Units["volume"] != "股" || r.Units["pct"] != "%" {
+		r.Units["amount"] != "元" || r.Units["volume"] != "股" || r.Units["pct"] != "" { // units of the fields the rows have: these have no pct
 		t.Errorf("kline of 300 bars: count %d total %d note %q source %q as_of %q (%s) units %v first %s",
 			r.Count, r.Total, r.Note, r.Source, r.AsOf, r.AsOfFrom, r.Units, r.Rows[0])
 	}
@@ -408,6 +411,12 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 	res, r = call("sector_ranking", `{"limit":2}`)
 	if r.Source != "demo" || r.AsOf != "2026-11-23 10:00:00" || r.AsOfFrom != "ts" || r.Count != 2 || r.Meta["industry"] != nil || r.Meta["day"] == nil {
 		t.Errorf("sector_ranking: %+v; want source demo, as_of from ts, the other families' long lists left out of meta", r)
+	}
+	// The ladder's rungs are flattened into one row a stock; its
+	// promotion rates, a list of objects, stay in meta.
+	if res, r := call("limit_ladder", `{}`); r.Count != 3 || cellOf(r, 2, "code") != `"300003.SZ"` || r.Meta["promotion"] == nil || r.AsOf != "2026-11-20" ||
+		!strings.Contains(textOf(res), "3 | 600001.SH | 甲") {
+		t.Errorf("limit_ladder: %+v\n%s", r, textOf(res))
 	}
 	if text := textOf(res); !strings.Contains(text, "| 1.50亿 |") || !strings.Contains(text, "| -5000 |") {
 		t.Errorf("sector_ranking's text:\n%s", text)

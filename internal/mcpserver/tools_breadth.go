@@ -54,7 +54,7 @@ func (t *tools) addBreadth(s *mcp.Server) {
 		"The 连板 ladder of a day: limit-up stocks by consecutive limit-ups (boards), highest first, with first and last seal times and opens; meta.promotion is each rung's promotion rate from the day before.",
 		func(ctx context.Context, t *tools, in limitLadderIn) (*client.Response, shape, error) {
 			resp, err := get(ctx, t.api, "/v1/api/limit_ladder", url.Values{"date": {in.Date}})
-			return resp, shape{rows: "levels", flatten: "items", asOf: []string{"as_of", "date"}, units: limitUnits,
+			return resp, shape{rows: "levels", flatten: "items", keep: []string{"promotion"}, asOf: []string{"as_of", "date"}, units: limitUnits,
 				columns: []string{"boards", "code", "name", "close", "pct", "first_seal", "last_seal", "opened_times", "seal_fund"}, narrow: "use limit_pool with kind up"}, err
 		})
 	addTool(s, t, "limit_pool",
