@@ -399,13 +399,20 @@ func fences(t *testing.T, file string) []fence {
 }
 
 // commandLines are the mdqs command lines of a shell block, as words:
-// a line that runs mdqs (mdqs, ./mdqs, mdqs.exe or go run .), its
-// continuation lines joined, cut at a comment, a redirection or a pipe.
+// a line that runs mdqs (mdqs, ./mdqs, mdqs.exe, .\mdqs.exe or go run .),
+// its continuation lines joined, cut at a comment, a redirection or a pipe.
 func commandLines(text string) [][]string {
 	var out [][]string
 	text = strings.ReplaceAll(text, "\\\n", " ")
 	for _, line := range strings.Split(text, "\n") {
-		words := shellWords(strings.TrimSpace(line))
+		line = strings.TrimSpace(line)
+		// Windows' way to run the program of the current folder, in cmd
+		// and PowerShell alike (the quick start's), before shellWords
+		// reads its backslash as an escape.
+		if rest, ok := strings.CutPrefix(line, `.\mdqs.exe`); ok && (rest == "" || rest[0] == ' ') {
+			line = "mdqs" + rest
+		}
+		words := shellWords(line)
 		switch {
 		case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == ".":
 			words = words[3:]
@@ -417,6 +424,27 @@ func commandLines(text string) [][]string {
 		out = append(out, words)
 	}
 	return out
+}
+
+// The command lines TestDocExamples checks and runs, as each way of
+// writing one gives them; a Windows example (.\mdqs.exe, in cmd and
+// PowerShell alike) counts as mdqs, not as a line of something else.
+func TestCommandLines(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want [][]string
+	}{
+		{"go run . call GET /v1/api/whoami\n", [][]string{{"call", "GET", "/v1/api/whoami"}}},
+		{"mdqs config defaults > config.toml\n", [][]string{{"config", "defaults"}}},
+		{"./mdqs version\nmdqs.exe version\n", [][]string{{"version"}, {"version"}}},
+		{`.\mdqs.exe call GET "/v1/api/boards/top50?top=5"` + "\n", [][]string{{"call", "GET", "/v1/api/boards/top50?top=5"}}},
+		{".\\mdqs.exe\n.\\mdqs.exe client add -id desk -scopes \"*\"\n", [][]string{{}, {"client", "add", "-id", "desk", "-scopes", "*"}}},
+		{"schtasks /Run /TN \"mdqs backup\"\n.\\mdqs.exe.bak version\n", nil},
+	} {
+		if got := commandLines(tt.text); fmt.Sprint(got) != fmt.Sprint(tt.want) || len(got) != len(tt.want) {
+			t.Errorf("commandLines(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
 }
 
 // shellWords splits a command line as a POSIX shell would for these
@@ -532,7 +560,7 @@ func TestDocExamples(t *testing.T) {
 				if err != nil {
 					t.Errorf("%s is not a valid configuration: %v", f, err)
 				}
-			case "sh":
+			case "sh", "bat": // bat: Windows' command lines (cmd, PowerShell)
 				for _, words := range commandLines(f.text) {
 					checkCommand(t, f, words)
 					// A -stream call runs until it is interrupted: checked, not run.

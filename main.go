@@ -68,15 +68,23 @@ var (
 	configFile []byte
 )
 
+// version is a release's version, stamped by its build (-ldflags
+// "-X main.version=1.2.0", .goreleaser.yaml); empty in any other build,
+// which then says what its build information holds (cli.BuildVersion).
+var version string
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ,
-		Version: cli.BuildVersion(), CacheDir: os.UserCacheDir,
+		Version: cli.BuildVersion(version), CacheDir: os.UserCacheDir,
 		SQLiteSchema: sqliteSchema, ConfigFile: configFile,
 	}
-	os.Exit(exitCode(run(ctx, env, os.Args[1:]), os.Stderr))
+	code := exitCode(run(ctx, env, os.Args[1:]), os.Stderr)
+	stop() // Ctrl+C while the window waits ends mdqs as usual
+	cli.HoldOnError(code, os.Stdin, os.Stderr)
+	os.Exit(code)
 }
 
 const usage = `usage: mdqs [command] [flags]
@@ -96,6 +104,8 @@ commands:
   archive        status | run | verify: the minute archive (what it holds; archive the due days now; check again)
   backup         copy the database while the server runs, and check the copy: mdqs backup -to D:\backup\mdqs.db
   service        install | uninstall | start | stop | status: run mdqs serve at boot or login
+  doctor         check what makes a live start fail, and say how to fix each (-json for scripts)
+  healthcheck    GET /healthz of the server: exit 0 when it answers, 1 otherwise (a container's HEALTHCHECK)
   version        print the version
 
 Commands other than serve work on an existing database file and say which;
@@ -145,6 +155,10 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Backup(ctx, env, args)
 	case "service":
 		return cli.Service(ctx, env, args)
+	case "doctor":
+		return cli.Doctor(ctx, env, args)
+	case "healthcheck":
+		return cli.Healthcheck(ctx, env, args)
 	case "version":
 		return cli.Version(env, args)
 	case "help":
@@ -586,6 +600,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	log.Info("mdqs listening", "addr", ln.Addr().String(), "mode", modeName(cfg), "db", db.Redact(cfg.DBPath()), "sources", sourceNames(cfg),
 		"config", from, "version", env.Version, "signature", cfg.Auth.Signature, "instance", tm.name, "leader", tm.lead.IsLeader(),
 		"redis", tm.redisAddr())
+	cli.Banner(env.Stdout, cfg, ln.Addr().String())
 	if hooks.onListen != nil {
 		hooks.onListen(ln.Addr())
 	}
@@ -698,8 +713,13 @@ func seedDemo(ctx context.Context, cfg config.Config, store *db.Store, clock mar
 		return err
 	}
 	switch {
-	case !wanted && cfg.DemoMode():
+	case !wanted && cfg.DemoMode() && config.IsLoopback(cfg.Server.Addr):
 		return nil
+	case !wanted && cfg.DemoMode():
+		// A container serves on 0.0.0.0 with demo.enabled = false: a demo
+		// client an earlier run on loopback left in its volume must not
+		// let the network in.
+		return disable("the server listens on a non-loopback address, where the public demo secret would let anyone in")
 	case !wanted:
 		return disable("live mode does not seed the public demo client unless demo.live_client = true")
 	case !config.IsLoopback(cfg.Server.Addr):

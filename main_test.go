@@ -85,6 +85,7 @@ type server struct {
 	addr   string
 	db     string
 	logs   *loadgen.SyncBuffer
+	stdout *loadgen.SyncBuffer
 	cancel context.CancelFunc
 	done   chan error
 	clock  *market.FixedClock // nil: the system clock
@@ -112,7 +113,7 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 func startServerWith(t *testing.T, o serveOptions) *server {
 	t.Helper()
 	dir := t.TempDir()
-	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
+	s := &server{db: o.db, logs: &loadgen.SyncBuffer{}, stdout: &loadgen.SyncBuffer{}, done: make(chan error, 1)}
 	cfgPath := "config.toml"
 	if o.config != "" {
 		cfgPath = filepath.Join(dir, "config.toml")
@@ -145,7 +146,7 @@ func startServerWith(t *testing.T, o serveOptions) *server {
 	addrc := make(chan string, 1)
 	hooks.onListen = func(a net.Addr) { addrc <- a.String() }
 	go func() {
-		s.done <- serve(ctx, testEnv(&loadgen.SyncBuffer{}, s.logs), args, hooks)
+		s.done <- serve(ctx, testEnv(s.stdout, s.logs), args, hooks)
 	}()
 	select {
 	case s.addr = <-addrc:
@@ -319,10 +320,47 @@ func TestDemoClientIsRefusedOffLoopback(t *testing.T) {
 	}
 }
 
+// The container image serves on 0.0.0.0 with demo.enabled = false. A
+// demo client an earlier run on loopback seeded into the same store
+// (the volume) must not stay usable: its secret is public.
+func TestDemoClientLeftInTheStoreIsRefusedOffLoopbackWhenNotWanted(t *testing.T) {
+	first := startServer(t)
+	if !strings.Contains(first.logs.String(), "seeded client 'demo'") {
+		t.Fatalf("the first run did not seed the demo client:\n%s", first.logs)
+	}
+	first.stop(t)
+	s := startServerWith(t, serveOptions{db: first.db, config: "[demo]\nenabled = false\n", args: []string{"-addr", "0.0.0.0:0"}})
+	port := s.addr[strings.LastIndex(s.addr, ":"):]
+	out, _, code := mdqs("call", "-token-cache=false", "-addr", "127.0.0.1"+port, "GET", "/v1/api/whoami")
+	if code != 1 || !strings.Contains(out, "unauthorized") {
+		t.Fatalf("the demo client left in the store, served on 0.0.0.0 with demo.enabled = false: exit %d, %q; want 401\n%s", code, out, s.logs)
+	}
+	if !strings.Contains(s.logs.String(), "disabled the demo client left in the store") {
+		t.Errorf("the log does not say the demo client was disabled:\n%s", s.logs)
+	}
+}
+
 func TestDemoClientSeededOnLoopbackIsLogged(t *testing.T) {
 	s := startServer(t)
 	if !strings.Contains(s.logs.String(), "seeded client 'demo'") {
 		t.Fatalf("log does not say the demo client was seeded:\n%s", s.logs)
+	}
+}
+
+// A start says, in plain words on stdout, the page to open and the demo
+// credentials (a double-clicked mdqs.exe's window shows nothing else);
+// listening on every interface, the page is 127.0.0.1's and the public
+// secret is not offered, since the demo client is not seeded there.
+func TestServeSaysWhereTheDashboardIs(t *testing.T) {
+	s := startServer(t)
+	want := "打开 http://" + s.addr + "/ ，用户名 demo，密钥 demo-secret"
+	if out := s.stdout.String(); !strings.Contains(out, want) || !strings.Contains(out, "log in as demo with the secret demo-secret") {
+		t.Errorf("serve's stdout lacks %q:\n%s", want, out)
+	}
+	s = startServer(t, "-addr", "0.0.0.0:0")
+	port := s.addr[strings.LastIndex(s.addr, ":"):]
+	if out := s.stdout.String(); !strings.Contains(out, "http://127.0.0.1"+port+"/") || strings.Contains(out, "demo-secret") {
+		t.Errorf("serve on 0.0.0.0 says:\n%s\nwant http://127.0.0.1%s/ and no demo secret", out, port)
 	}
 }
 
@@ -360,6 +398,19 @@ func TestBusyPortSuggestsAddrAndCreatesNothing(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("serve on a busy port left %v on disk", names)
+	}
+}
+
+// mdqs healthcheck, the image's HEALTHCHECK, passes against a serving
+// server and fails (exit 1) once it has stopped.
+func TestHealthcheckAgainstTheServer(t *testing.T) {
+	s := startServer(t)
+	if out, errs, code := mdqs("healthcheck", "-addr", s.addr); code != 0 || !strings.Contains(out, "HTTP 200") {
+		t.Fatalf("healthcheck of a serving server: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	s.stop(t)
+	if _, errs, code := mdqs("healthcheck", "-addr", s.addr, "-timeout", "2s"); code != 1 || !strings.Contains(errs, s.addr) {
+		t.Errorf("healthcheck of a stopped server: exit %d, stderr %q; want exit 1 naming the address", code, errs)
 	}
 }
 
@@ -541,6 +592,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		{[]string{"service", "install", "-h"}, []string{"-config", "-db", "-name", "-user"}},
 		{[]string{"service", "status", "-h"}, []string{"-name", "-user"}},
 		{[]string{"version", "-h"}, []string{"usage: mdqs version"}},
+		{[]string{"healthcheck", "-h"}, []string{"-addr", "-timeout", "/healthz"}},
 	} {
 		out, errs, code := mdqs(tc.args...)
 		if code != 0 {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,9 +39,49 @@ func lockHolder(path string) int {
 // writeLockHolder finds, in /proc/locks, a write lock held by another
 // process on file overlapping the bytes [lo, hi].
 func writeLockHolder(locks []byte, file string, lo, hi int64) int {
+	holder := 0
+	eachLock(locks, file, func(write bool, pid int, start, end int64) bool {
+		if write && start <= hi && end >= lo {
+			holder = pid
+			if pid < 0 { // an OFD lock, which has no owning pid
+				holder = -1
+			}
+			return false
+		}
+		return true
+	})
+	return holder
+}
+
+// openHolders lists the other processes that have the database at path
+// open: in WAL mode every connection holds a read lock on a byte of the
+// -shm file for as long as it is open, so a running server shows there,
+// idle or not; a writer in rollback mode locks the main file.
+func openHolders(path string) []int {
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, file := range []string{path + "-shm", path} {
+		eachLock(data, file, func(_ bool, pid int, _, _ int64) bool {
+			if pid > 0 && !slices.Contains(pids, pid) {
+				pids = append(pids, pid)
+			}
+			return true
+		})
+	}
+	slices.Sort(pids)
+	return pids
+}
+
+// eachLock calls fn with each lock /proc/locks lists on file held by a
+// process other than this one (a waiter's line, with "->", is not a held
+// lock), until fn returns false.
+func eachLock(locks []byte, file string, fn func(write bool, pid int, start, end int64) bool) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(file, &st); err != nil {
-		return 0
+		return
 	}
 	dev := uint64(st.Dev)
 	major := (dev>>8)&0xfff | (dev>>32)&^0xfff
@@ -49,10 +90,9 @@ func writeLockHolder(locks []byte, file string, lo, hi int64) int {
 	self := os.Getpid()
 	sc := bufio.NewScanner(bytes.NewReader(locks))
 	for sc.Scan() {
-		// "5: POSIX  ADVISORY  WRITE 13568 fe:00:10013107 120 120"; a
-		// waiter's line has "->" after the number.
+		// "5: POSIX  ADVISORY  WRITE 13568 fe:00:10013107 120 120"
 		f := strings.Fields(sc.Text())
-		if len(f) != 8 || f[3] != "WRITE" || f[5] != id {
+		if len(f) != 8 || (f[3] != "WRITE" && f[3] != "READ") || f[5] != id {
 			continue
 		}
 		pid, err := strconv.Atoi(f[4])
@@ -69,14 +109,10 @@ func writeLockHolder(locks []byte, file string, lo, hi int64) int {
 				continue
 			}
 		}
-		if start <= hi && end >= lo {
-			if pid < 0 { // an OFD lock, which has no owning pid
-				return -1
-			}
-			return pid
+		if !fn(f[3] == "WRITE", pid, start, end) {
+			return
 		}
 	}
-	return 0
 }
 
 // processName is the program's name and command line of pid.

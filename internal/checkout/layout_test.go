@@ -33,7 +33,7 @@ var layers = []struct {
 		"internal/corpaction", "internal/hotrank", "internal/news", "internal/finance", "internal/quote",
 		"internal/screener", "internal/alert", "internal/stream", "internal/cluster", "internal/sources", "internal/secmaster", "internal/indexmembers", "internal/etf",
 		"internal/crosssection", "internal/limitpool", "internal/archive", "jobs",
-		"internal/lhb"}},
+		"internal/lhb", "internal/doctor"}},
 	{"edges: the HTTP API, the MCP server over it, and the commands", []string{"api", "internal/mcpserver", "internal/cli"}},
 	{"programs", []string{".", "cmd/mdqsbench", "cmd/mdqsload"}},
 }

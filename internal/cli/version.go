@@ -2,28 +2,37 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
 
 // BuildVersion is the version the build stamped into the binary, then the
-// Go version: the module version when built as a tagged module (go install
-// mdqs@v1.2.0), else the one go build derives from the checkout's VCS, a
-// pseudo-version holding the commit time and revision, "+dirty" when the
-// tree had changes (e.g. v0.0.0-20261125140146-22a200ff1c2d+dirty).
-func BuildVersion() string {
+// Go version. A release stamps its own (stamp: goreleaser's -X main.version,
+// the tag without its v, e.g. 1.2.0), and that wins. Otherwise the module
+// version when built as a tagged module (go install mdqs@v1.2.0), else the
+// one go build derives from the checkout's VCS, a pseudo-version holding the
+// commit time and revision, "+dirty" when the tree had changes (e.g.
+// v0.0.0-20261125140146-22a200ff1c2d+dirty).
+func BuildVersion(stamp string) string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
+		if stamp != "" {
+			return stamp + " " + runtime.Version()
+		}
 		return unstamped + " (no build information)"
 	}
-	return versionOf(bi)
+	return versionOf(stamp, bi)
 }
 
 // unstamped is the version of a build that recorded none: go run, go test,
 // or go build with -buildvcs=false or outside a checkout.
 const unstamped = "(devel)"
 
-func versionOf(bi *debug.BuildInfo) string {
+func versionOf(stamp string, bi *debug.BuildInfo) string {
+	if stamp != "" {
+		return stamp + " " + bi.GoVersion
+	}
 	setting := func(key string) string {
 		for _, s := range bi.Settings {
 			if s.Key == key {

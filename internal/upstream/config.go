@@ -275,6 +275,12 @@ func (c Push2Config) withDefaults() Push2Config {
 	return c
 }
 
+// ProxyFunc is proxyFunc for another client that must go the way the
+// sources go (mdqs doctor's probes of the same hosts).
+func ProxyFunc(setting string) (func(*http.Request) (*url.URL, error), error) {
+	return proxyFunc(setting)
+}
+
 // proxyFunc turns the Proxy setting into a Transport.Proxy. The error text
 // never repeats the URL: it may carry credentials.
 func proxyFunc(s string) (func(*http.Request) (*url.URL, error), error) {
