@@ -331,8 +331,14 @@ func tabulate(rows []json.RawMessage) ([]string, matrix) {
 		for i := range vals {
 			vals[i] = jsonNull
 		}
-		for _, m := range ms {
-			i, ok := index[string(m.key)]
+		for j, m := range ms {
+			// The API writes every row's fields in one order: the j-th
+			// is most often the j-th column, and a comparison is cheaper
+			// than a lookup.
+			i, ok := j, j < len(cols) && string(m.key) == cols[j]
+			if !ok {
+				i, ok = index[string(m.key)]
+			}
 			if !ok {
 				i = len(cols)
 				index[string(m.key)] = i
