@@ -438,6 +438,12 @@ func (res *Result) table(tool string, sh shape) string {
 		}
 		b.WriteByte('\n')
 	}
+	// A cell is cut at 80 characters, so that a row stays a line; the
+	// one row of an item read in full (a news item's body) is whole.
+	width := 80
+	if sh.single {
+		width = 1 << 20
+	}
 	if len(res.Rows) > 0 && len(sh.columns) > 0 {
 		b.WriteString(strings.Join(sh.columns, " | "))
 		b.WriteByte('\n')
@@ -446,7 +452,7 @@ func (res *Result) table(tool string, sh shape) string {
 				if i > 0 {
 					b.WriteString(" | ")
 				}
-				writeCell(&b, res.value(r, c), sh.units[c])
+				writeCell(&b, res.value(r, c), sh.units[c], width)
 			}
 			b.WriteByte('\n')
 		}
@@ -461,7 +467,7 @@ func (res *Result) table(tool string, sh shape) string {
 
 // writeCell writes one value: text unquoted, null as -, lists of text
 // joined, amounts and share counts of 1e4 and more in 万 or 亿.
-func writeCell(b *strings.Builder, raw []byte, unit string) {
+func writeCell(b *strings.Builder, raw []byte, unit string, width int) {
 	t := bytes.TrimSpace(raw)
 	switch {
 	case len(t) == 0 || isNull(t):
@@ -469,18 +475,18 @@ func writeCell(b *strings.Builder, raw []byte, unit string) {
 		return
 	case t[0] == '"':
 		s, _ := str(t)
-		b.WriteString(cut(strings.ReplaceAll(s, "|", "/"), 80))
+		b.WriteString(cut(strings.ReplaceAll(s, "|", "/"), width))
 		return
 	case t[0] == '[':
 		var list []string
 		if json.Unmarshal(t, &list) == nil {
-			b.WriteString(cut(strings.Join(list, ","), 80))
+			b.WriteString(cut(strings.Join(list, ","), width))
 			return
 		}
-		b.WriteString(cut(string(t), 80))
+		b.WriteString(cut(string(t), width))
 		return
 	case t[0] == '{':
-		b.WriteString(cut(string(t), 80))
+		b.WriteString(cut(string(t), width))
 		return
 	}
 	if unit == "元" || unit == "股" {

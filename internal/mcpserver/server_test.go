@@ -364,6 +364,8 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 			strings.Join(rows, ",") + `]}}`,
 		"GET /v1/api/meta/stocks":   `{"code":1,"message":"OK","data":{"items":[{"code":"600519.SH","name":"贵州茅台","source":"tdx"}],"total":1}}`,
 		"GET /v1/api/block/members": `{"code":1,"message":"OK","data":{"name":"白酒","members":[{"code":"600519.SH","name":"贵州茅台"}],"total":1}}`,
+		"GET /v1/api/news/view": `{"code":1,"message":"OK","data":{"id":7,"title":"标题","published_at":"2026-11-20 09:00:00","source":"demo","codes":["600519.SH"],"body":"` +
+			strings.Repeat("正文", 100) + `"}}`,
 		"GET /v1/api/limit_ladder": `{"code":1,"message":"OK","data":{"date":"2026-11-20","as_of":null,"source":"store","levels":[` +
 			`{"boards":3,"count":1,"items":[{"code":"600001.SH","name":"甲","boards":3}]},{"boards":1,"count":2,"items":[{"code":"000002.SZ","name":"乙","boards":1},` +
 			`{"code":"300003.SZ","name":"丙","boards":1}]}],"promotion":[{"from_boards":2,"to_boards":3,"yesterday":2,"promoted":1,"rate":0.5}]}}`,
@@ -411,6 +413,11 @@ func TestResultsAreBoundedAndSayWhereFrom(t *testing.T) {
 	res, r = call("sector_ranking", `{"limit":2}`)
 	if r.Source != "demo" || r.AsOf != "2026-11-23 10:00:00" || r.AsOfFrom != "ts" || r.Count != 2 || r.Meta["industry"] != nil || r.Meta["day"] == nil {
 		t.Errorf("sector_ranking: %+v; want source demo, as_of from ts, the other families' long lists left out of meta", r)
+	}
+	// One item read in full is whole in the text too; a list's cells are
+	// cut to keep a row a line.
+	if res, r := call("news_search", `{"id":7}`); r.Count != 1 || r.AsOf != "2026-11-20 09:00:00" || !strings.Contains(textOf(res), strings.Repeat("正文", 100)) {
+		t.Errorf("news_search of one item: %+v\n%s", r, textOf(res))
 	}
 	// The ladder's rungs are flattened into one row a stock; its
 	// promotion rates, a list of objects, stay in meta.

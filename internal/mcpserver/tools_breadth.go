@@ -87,7 +87,7 @@ func (t *tools) addBreadth(s *mcp.Server) {
 			}
 			resp, err := get(ctx, t.api, "/v1/api/index/members", url.Values{"code": {in.Index}, "date": {in.Date}})
 			return resp, shape{rows: "members", asOf: []string{"as_of"}, columns: []string{"code", "name", "since"},
-				narrow: "use run_screen with codes, or quotes"}, err
+				narrow: "no parameter narrows an index's members: these are the first by code"}, err
 		})
 	addTool(s, t, "cross_section",
 		"The whole market on one day as a cross-section: every security listed that day with its daily bar (or its 1-minute bar at minute), sorted here, e.g. the day's biggest gainers.",
