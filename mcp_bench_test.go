@@ -128,7 +128,9 @@ func BenchmarkMCPToolCall(b *testing.B) {
 			}
 		}
 		call(b, stdio) // the target the tool asks for, and a warm cache for all three
+		api.mu.Lock()
 		target := api.last
+		api.mu.Unlock()
 		b.Run(tc.name+"/api", func(b *testing.B) {
 			for b.Loop() {
 				resp, err := c.Do(ctx, "GET", target, nil)
