@@ -45,6 +45,7 @@ import (
 	"mdqs/internal/kline"
 	"mdqs/internal/lhb"
 	"mdqs/internal/market"
+	"mdqs/internal/mcpserver"
 	"mdqs/internal/movement"
 	"mdqs/internal/news"
 	"mdqs/internal/quote"
@@ -92,6 +93,7 @@ commands:
   serve          serve the API (the default when no command is given)
   client         add | list | disable | enable API clients
   call           send one signed request: mdqs call GET /v1/api/whoami
+  mcp            serve MCP on stdio for a desktop agent (Claude Desktop, Cursor, ...): tools over a running mdqs
   config         defaults | check: print the built-in defaults; say what a configuration gives
   calendar       import | status: exchange holidays (a newly published year)
   reports        import: financial reports (mdqs reports import -period 2024Q3)
@@ -132,6 +134,8 @@ func run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Clients(ctx, env, args)
 	case "call":
 		return cli.Call(ctx, env, args)
+	case "mcp":
+		return cli.MCP(ctx, env, args)
 	case "config":
 		return cli.Config(ctx, env, args)
 	case "calendar":
@@ -560,6 +564,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Instance:   tm.instance(),
 		Stream:     hub,
 		Hosts:      hosts,
+		MCP:        mcpDeps(cfg, clock, log, env.Version),
 	})
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -831,4 +836,17 @@ func publishedPools(cfg config.Config, store *db.Store, src *sources.Set, cal *m
 		return nil, err
 	}
 	return limitpool.NewImporter(limitpool.ImportConfig{ImportAt: l.ImportTime(), WindowDays: l.WindowDays}, store, c, cal, clock, log, c.Status), nil
+}
+
+// mcpDeps is /mcp as the configuration has it: off unless mcp.http; its
+// tools call the API's own handler in-process as the caller.
+func mcpDeps(cfg config.Config, clock market.Clock, log *slog.Logger, version string) api.MCPDeps {
+	if !cfg.MCP.HTTP {
+		return api.MCPDeps{}
+	}
+	log.Info("MCP (Streamable HTTP) at /mcp, for tokens whose client has scope mcp", "remote", cfg.MCP.Remote, "allowed_origins", cfg.MCP.Origins())
+	return api.MCPDeps{Remote: cfg.MCP.Remote, Origins: cfg.MCP.Origins(), Front: func(h http.Handler) http.Handler {
+		return mcpserver.NewHTTP(h, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: version, Clock: clock, Log: log},
+			SessionIdle: cfg.MCP.SessionIdle.Duration, MaxBodyBytes: cfg.Server.MaxBodyBytes})
+	}}
 }

@@ -524,6 +524,10 @@ func (d *apiDoc) access(op *object) (short, long string) {
 				names = append(names, "`"+name+"`")
 			}
 		}
+		if len(names) == 1 && names[0] == "`Authorization: Bearer`" {
+			ways = append(ways, "a bearer token alone (`Authorization: Bearer`, no signature)")
+			continue
+		}
 		ways = append(ways, "signed ("+strings.Join(names, ", ")+")")
 	}
 	long = "scope `" + scope + "`"

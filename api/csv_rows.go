@@ -64,6 +64,10 @@ func csvOf(path string) (csvRows, bool) {
 		return data("levels")
 	case "/v1/api/etfs":
 		return data("etfs")
+	case "/v1/api/calendar":
+		// The span's trading days, one a row (count counts them); the
+		// holidays (closed) stay JSON only.
+		return data("trading_days")
 	}
 	return csvRows{}, false
 }

@@ -94,7 +94,7 @@ func TestEveryListOffersCSV(t *testing.T) {
 		"/v1/api/hot_rank_list", "/v1/api/news/list", "/v1/api/financial-reports", "/v1/api/screener/queue/result",
 		"/v1/api/screener/fields", "/v1/api/alerts", "/v1/api/alerts/events", "/v1/api/quotes", "/v1/api/bars/daily",
 		"/v1/api/bars/minute", "/v1/api/index/members", "/v1/api/index/changes", "/v1/api/lhb", "/v1/api/lhb/seats",
-		"/v1/api/limit_pool", "/v1/api/limit_ladder", "/v1/api/etfs"}
+		"/v1/api/limit_pool", "/v1/api/limit_ladder", "/v1/api/etfs", "/v1/api/calendar"}
 	slices.Sort(want)
 	slices.Sort(offered)
 	if !slices.Equal(offered, want) {

@@ -27,7 +27,7 @@ import (
 // fake, or from the demo market withDemoMode.
 func newFuzzHarness(f *testing.F, opts ...harnessOpt) (*harness, string) {
 	f.Helper()
-	h := newHarness(f, append([]harnessOpt{fuzzNonceCapacity, withTerminal(f)}, opts...)...)
+	h := newHarness(f, append([]harnessOpt{fuzzNonceCapacity, withTerminal(f), withMCP(refusingFront, false)}, opts...)...)
 	serveInfoFromDemo(f, h)
 	ctx := context.Background()
 	if _, err := h.api.Bridge.Refresh(ctx, nil); err != nil {
@@ -49,6 +49,15 @@ func newFuzzHarness(f *testing.F, opts ...harnessOpt) (*harness, string) {
 	}
 	h.addClient("fz", "secret-fz", clientOpts{scopes: "*"})
 	return h, h.token("fz", "secret-fz")
+}
+
+// refusingFront stands for the MCP front behind /mcp's door, which the
+// fuzzer's client (scope "*", without mcp) never passes: the door is what
+// is fuzzed here; MCP itself is mcp_test.go's and the conformance suite's.
+func refusingFront(http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "the fuzzer's client reached the MCP front", http.StatusInternalServerError)
+	})
 }
 
 // maxAnswer bounds any answer: the largest legitimate one is a K-line of

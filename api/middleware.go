@@ -39,32 +39,8 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	if r.ContentLength > s.MaxBodyBytes {
 		return s.tooLarge()
 	}
-	token, ok := bearer(field(r, "Authorization"))
-	if !ok {
-		return &market.Error{Kind: market.KindUnauthorized, Message: "unauthorized", Detail: "missing Authorization: Bearer <token> header"}
-	}
-	addr := ""
-	if s.badTokens.def.Rate > 0 {
-		addr = addrKey(r)
-		if wait, empty := s.badTokens.spent(addr); empty && !s.Auth.Cached(token) {
-			return &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
-				Detail: "too many unknown or expired tokens from this address; a token this server does not hold is " +
-					"refused until retry_after (seconds) has passed (get a new token then, POST /v1/auth/token)",
-				RetryAfter: wait}
-		}
-	}
-	p, err := s.Auth.Authenticate(r.Context(), token)
+	token, p, err := s.bearerOf(w, r)
 	if err != nil {
-		if addr != "" && market.KindOf(err) == market.KindUnauthorized {
-			s.badTokens.take(r.Context(), addr)
-		}
-		return err
-	}
-	identify(w, p)
-	if wait, ok := s.clientLimits.take(r.Context(), p.ClientID); !ok {
-		return rateLimited("client "+p.ClientID, wait)
-	}
-	if err := p.CheckAPIKey(field(r, "Api-Key")); err != nil {
 		return err
 	}
 	body, err := s.readBody(r)
@@ -101,6 +77,43 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, scope auth.Sc
 	}
 	next.ServeHTTP(w, r)
 	return nil
+}
+
+// bearerOf is the first half of every authenticated request, signed or
+// not (/mcp takes a bare token): the bearer token, the principal it
+// stands for, the client's rate budget and its api-key. An address that
+// keeps sending tokens the server does not know is refused before any
+// lookup.
+func (s *Server) bearerOf(w http.ResponseWriter, r *http.Request) (string, auth.Principal, error) {
+	token, ok := bearer(field(r, "Authorization"))
+	if !ok {
+		return "", auth.Principal{}, &market.Error{Kind: market.KindUnauthorized, Message: "unauthorized", Detail: "missing Authorization: Bearer <token> header"}
+	}
+	addr := ""
+	if s.badTokens.def.Rate > 0 {
+		addr = addrKey(r)
+		if wait, empty := s.badTokens.spent(addr); empty && !s.Auth.Cached(token) {
+			return "", auth.Principal{}, &market.Error{Kind: market.KindRateLimited, Message: "too many requests",
+				Detail: "too many unknown or expired tokens from this address; a token this server does not hold is " +
+					"refused until retry_after (seconds) has passed (get a new token then, POST /v1/auth/token)",
+				RetryAfter: wait}
+		}
+	}
+	p, err := s.Auth.Authenticate(r.Context(), token)
+	if err != nil {
+		if addr != "" && market.KindOf(err) == market.KindUnauthorized {
+			s.badTokens.take(r.Context(), addr)
+		}
+		return "", auth.Principal{}, err
+	}
+	identify(w, p)
+	if wait, ok := s.clientLimits.take(r.Context(), p.ClientID); !ok {
+		return "", auth.Principal{}, rateLimited("client "+p.ClientID, wait)
+	}
+	if err := p.CheckAPIKey(field(r, "Api-Key")); err != nil {
+		return "", auth.Principal{}, err
+	}
+	return token, p, nil
 }
 
 // requestTarget is the path and query string of the request target as

@@ -446,6 +446,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{400, "GET", "/v1/api/quality?date=20261120x", ""},
 
 		// The terminal bridge.
+		{200, "GET", "/v1/api/calendar?start=2026-09-28&end=2026-10-09", ""},
+		{200, "GET", "/v1/api/calendar?start=2026-12-28&end=2027-01-05", ""},
+		{400, "GET", "/v1/api/calendar?start=2026-11-30&end=2026-11-01", ""},
 		{200, "GET", "/v1/api/meta/stocks?market=SH&type=stock", ""},
 		{200, "GET", "/v1/api/blocks?kind=industry", ""},
 		{200, "GET", "/v1/api/block/members?kind=industry&block=" + url.QueryEscape("煤炭"), ""},
@@ -518,6 +521,12 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 	want(400, http.MethodGet, "/v1/api/stream?topics=nope", nil, marketTok)
 
+	// /mcp speaks MCP past its door, which mcp_test.go and the MCP
+	// conformance suite hold to the protocol; here, its answer while off.
+	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		want(503, method, "/mcp", nil, "")
+	}
+
 	// Public GET routes without required parameters (the dashboard's
 	// files, /metrics) are called as they are.
 	for _, route := range h.api.Routes() {
@@ -532,6 +541,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	for _, route := range h.api.Routes() {
 		if strings.HasPrefix(route, "HEAD ") || strings.Contains(route, " /test/") || strings.Contains(route, " /debug/pprof/") {
 			continue // the profiler's routes are not in the document: pprof_test.go
+		}
+		if strings.HasSuffix(route, " /mcp") {
+			continue // MCP's own answers past the door: mcp_test.go, the root package's and the conformance suite
 		}
 		if !c.seen[route] {
 			t.Errorf("%s was never validated with a successful answer", route)

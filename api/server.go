@@ -88,6 +88,8 @@ type Deps struct {
 	// see HostCheck): a request naming another is refused before routing.
 	// The zero value refuses nothing.
 	Hosts HostCheck
+	// MCP is /mcp, the MCP endpoint; the zero value: off.
+	MCP MCPDeps
 }
 
 // Server holds the dependencies of every handler.
@@ -249,6 +251,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.waits(s.fedBy(s.handleMicroMomentum, jobs.KlineEndOfDay)))
 	s.protected(http.MethodGet, "/v1/api/monitor/chip_metrics", auth.ScopeKline, s.waits(s.fedBy(s.handleChipMetrics, jobs.KlineEndOfDay)))
 
+	s.protected(http.MethodGet, "/v1/api/calendar", auth.ScopeMarket, s.handleCalendar)
 	s.protected(http.MethodGet, "/v1/api/securities", auth.ScopeMarket, s.fedBy(s.handleSecurities, jobs.RecordSecurities))
 	s.protected(http.MethodGet, "/v1/api/archive/status", auth.ScopeMarket, s.handleArchiveStatus)
 	s.protected(http.MethodGet, "/v1/api/quality", auth.ScopeMarket, s.fedBy(s.handleQuality, jobs.RecordSecurities, jobs.KlineEndOfDay, jobs.PublishedLimitPools))
@@ -275,6 +278,7 @@ func (s *Server) routes() {
 	s.protected(http.MethodGet, "/v1/api/screener/fields", auth.ScopeScreener, s.handleScreenerFields)
 
 	s.infoRoutes()
+	s.mcpRoutes()
 	s.dashboardRoutes()
 }
 

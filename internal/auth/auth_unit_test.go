@@ -2,6 +2,7 @@ package auth
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +23,7 @@ func TestScopes(t *testing.T) {
 	}
 	all, _ := ParseScopes("*")
 	for _, sc := range AllScopes() {
-		if !all.Has(sc) {
+		if !all.Has(sc) && sc != ScopeMCP { // mcp must be named (TestScopeMCPMustBeNamed)
 			t.Fatalf("* lacks %s", sc)
 		}
 	}
@@ -39,6 +40,49 @@ func TestScopes(t *testing.T) {
 	}
 	if Scopes(0).Has("nonsense") {
 		t.Fatal("an unknown scope is granted")
+	}
+}
+
+// The mcp scope opens /mcp, a door that takes a bare bearer token (MCP
+// clients cannot sign requests): it is never implied. "*" keeps meaning
+// every scope of the signed API, as it did when a client was given it (the
+// store keeps scopes as a bit mask, so a client stored with "*" before
+// mcp existed reads as "*" still, and gains no door it was not given).
+func TestScopeMCPMustBeNamed(t *testing.T) {
+	all, _ := ParseScopes("*")
+	if all.Has(ScopeMCP) {
+		t.Error(`"*" grants mcp; want it named: -scopes "*,mcp"`)
+	}
+	both, err := ParseScopes("*, mcp")
+	if err != nil || !both.Has(ScopeMCP) || !both.Has(ScopeAll) || !both.Has(ScopeAdmin) {
+		t.Fatalf(`ParseScopes("*, mcp") = %v, %v; want every scope and mcp`, both, err)
+	}
+	for _, tt := range []struct {
+		in, want string
+	}{
+		{"*,mcp", "*,mcp"},
+		{"mcp,*", "*,mcp"},
+		{"mcp", "mcp"},
+		{"kline,mcp", "kline,mcp"},
+		{"*", "*"},
+	} {
+		s, err := ParseScopes(tt.in)
+		if err != nil || s.String() != tt.want {
+			t.Errorf("ParseScopes(%q).String() = %q, %v; want %q", tt.in, s.String(), err, tt.want)
+		}
+		if again, _ := ParseScopes(s.String()); again != s {
+			t.Errorf("ParseScopes(%q) = %v, want %v: String does not read back", s.String(), again, s)
+		}
+	}
+	// A client stored with "*" before this scope existed: the mask 255.
+	if old := Scopes(255); old.String() != "*" || old.Has(ScopeMCP) {
+		t.Errorf("the stored mask of an old \"*\" client reads %q (mcp %v); want \"*\" without mcp", old.String(), old.Has(ScopeMCP))
+	}
+	if DefaultScopes().Has(ScopeMCP) {
+		t.Error("DefaultScopes grants mcp")
+	}
+	if !slices.Contains(AllScopes(), ScopeMCP) {
+		t.Errorf("AllScopes() = %v: whoami and the docs list it, so it holds mcp", AllScopes())
 	}
 }
 

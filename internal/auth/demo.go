@@ -22,12 +22,12 @@ type ClientStore interface {
 }
 
 // EnsureDemoClient makes sure the demo client exists with the demo secret,
-// every scope, enabled and without expiry. An existing client that already
+// every scope and mcp, enabled and without expiry. An existing client that already
 // matches is left alone, so its tokens survive restarts. It reports whether
 // it wrote anything.
 func EnsureDemoClient(ctx context.Context, store ClientStore, now time.Time, kdf KDFParams) (bool, error) {
 	c, err := store.Client(ctx, DemoClientID)
-	if err == nil && c.Enabled && c.Scopes.Has(ScopeAll) && c.ExpiresAt.IsZero() && c.APIKeyHash == "" {
+	if err == nil && c.Enabled && c.Scopes == demoBits && c.ExpiresAt.IsZero() && c.APIKeyHash == "" {
 		if ok, _ := VerifySecret(DemoSecret, c.SecretHash); ok {
 			return false, nil
 		}
@@ -40,7 +40,7 @@ func EnsureDemoClient(ctx context.Context, store ClientStore, now time.Time, kdf
 		return false, err
 	}
 	_, err = store.PutClient(ctx, Client{
-		ID: DemoClientID, SecretHash: hash, Scopes: allBits, Enabled: true,
+		ID: DemoClientID, SecretHash: hash, Scopes: demoBits, Enabled: true,
 		CreatedAt: now, UpdatedAt: now,
 	})
 	return err == nil, err

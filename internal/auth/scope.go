@@ -20,21 +20,33 @@ const (
 	// ScopeAdmin guards every POST that changes data: imports, refreshes,
 	// news updates.
 	ScopeAdmin Scope = "admin"
-	// ScopeAll grants every scope.
+	// ScopeMCP opens /mcp, the MCP endpoint, which takes a bare bearer
+	// token: MCP clients cannot sign requests, so a token that leaks from
+	// an agent's configuration can be replayed there until it expires.
+	// That is a weaker door than the signed API's, so a client must be
+	// given it by name: "*" does not hold it (see ScopeAll). The tools
+	// behind the door call the signed API with the same token, so what a
+	// tool may read is still the client's other scopes.
+	ScopeMCP Scope = "mcp"
+	// ScopeAll grants every scope of the signed API, not mcp: a client
+	// given "*" before /mcp existed must not gain the bearer-only door
+	// silently (its stored mask, 255, keeps meaning what it meant).
 	ScopeAll Scope = "*"
 )
 
-// AllScopes lists the grantable scopes in a stable order.
-var allScopes = []Scope{ScopeMarket, ScopeKline, ScopeHotRank, ScopeNews, ScopeFinance, ScopeScreener, ScopeBridge, ScopeAdmin}
+// AllScopes lists the grantable scopes in a stable order; allBits are the
+// first eight, the signed API's, which "*" grants.
+var allScopes = []Scope{ScopeMarket, ScopeKline, ScopeHotRank, ScopeNews, ScopeFinance, ScopeScreener, ScopeBridge, ScopeAdmin, ScopeMCP}
 
 func AllScopes() []Scope { return slices.Clone(allScopes) }
 
 // DefaultScopes are granted when `mdqs client add` is given none: every
-// read scope, but not admin, which changes data.
+// read scope, but not admin, which changes data, nor mcp, which must be
+// asked for.
 func DefaultScopes() Scopes {
 	var s Scopes
 	for _, sc := range allScopes {
-		if sc != ScopeAdmin {
+		if sc != ScopeAdmin && sc != ScopeMCP {
 			s = s.With(sc)
 		}
 	}
@@ -45,6 +57,10 @@ func DefaultScopes() Scopes {
 type Scopes uint16
 
 const allBits = Scopes(1<<8 - 1)
+
+// demoBits are the demo client's: every scope and mcp, so a desktop agent
+// can try /mcp on the demo market as the README's calls try the API.
+const demoBits = allBits | 1<<8
 
 func bit(s Scope) Scopes {
 	if s == ScopeAll {
@@ -85,14 +101,15 @@ func ParseScopes(list string) (Scopes, error) {
 	return s, nil
 }
 
-// String renders the set as ParseScopes reads it; "*" when it holds all.
+// String renders the set as ParseScopes reads it; "*" when it holds every
+// scope of the signed API, followed by ",mcp" when it holds that too.
 func (s Scopes) String() string {
-	if s&allBits == allBits {
-		return "*"
-	}
 	var names []Scope
+	if s&allBits == allBits {
+		names = append(names, ScopeAll)
+	}
 	for _, sc := range allScopes {
-		if s.Has(sc) {
+		if s.Has(sc) && (bit(sc)&allBits == 0 || s&allBits != allBits) {
 			names = append(names, sc)
 		}
 	}

@@ -498,8 +498,8 @@ func TestDemoClientSeeding(t *testing.T) {
 		t.Fatal("EnsureDemoClient rewrote a matching demo client (and revoked its tokens)")
 	}
 	p, err := f.svc.Authenticate(ctx, iss.Token)
-	if err != nil || !p.Allows(auth.ScopeAdmin) {
-		t.Fatalf("demo token after a restart: %+v, %v; want every scope", p, err)
+	if err != nil || !p.Allows(auth.ScopeAdmin) || !p.Allows(auth.ScopeMCP) {
+		t.Fatalf("demo token after a restart: %+v, %v; want every scope and mcp", p, err)
 	}
 	disabled, err := auth.DisableDemoClient(ctx, f.store, t0)
 	if err != nil || !disabled {
@@ -507,6 +507,25 @@ func TestDemoClientSeeding(t *testing.T) {
 	}
 	if _, err := f.svc.IssueToken(ctx, auth.DemoClientID, auth.DemoSecret); market.KindOf(err) != market.KindUnauthorized {
 		t.Fatalf("disabled demo client still gets tokens: %v", err)
+	}
+}
+
+// A demo client seeded before the mcp scope existed holds "*" alone: the
+// next start gives it mcp too (once; then it matches and is left alone).
+func TestDemoClientSeededBeforeMCPGainsIt(t *testing.T) {
+	f := newFixture(t, auth.Config{})
+	ctx := context.Background()
+	all, _ := auth.ParseScopes("*")
+	f.addClient(t, auth.Client{ID: auth.DemoClientID, Scopes: all, Enabled: true, CreatedAt: t0, UpdatedAt: t0}, auth.DemoSecret)
+	if wrote, err := auth.EnsureDemoClient(ctx, f.store, t0, auth.DefaultKDF); err != nil || !wrote {
+		t.Fatalf("EnsureDemoClient on a demo client without mcp = %v, %v; want a write", wrote, err)
+	}
+	c, err := f.store.Client(ctx, auth.DemoClientID)
+	if err != nil || !c.Scopes.Has(auth.ScopeMCP) || !c.Scopes.Has(auth.ScopeAll) {
+		t.Fatalf("demo client after EnsureDemoClient: %v (%v); want every scope and mcp", c.Scopes, err)
+	}
+	if wrote, _ := auth.EnsureDemoClient(ctx, f.store, t0, auth.DefaultKDF); wrote {
+		t.Fatal("EnsureDemoClient rewrote the demo client a second time")
 	}
 }
 

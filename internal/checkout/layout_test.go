@@ -34,7 +34,7 @@ var layers = []struct {
 		"internal/screener", "internal/alert", "internal/stream", "internal/cluster", "internal/sources", "internal/secmaster", "internal/indexmembers", "internal/etf",
 		"internal/crosssection", "internal/limitpool", "internal/archive", "jobs",
 		"internal/lhb", "internal/doctor", "internal/export"}},
-	{"edges: the HTTP API and the commands", []string{"api", "internal/cli"}},
+	{"edges: the HTTP API, the MCP server over it, and the commands", []string{"api", "internal/mcpserver", "internal/cli"}},
 	{"programs", []string{".", "cmd/mdqsbench", "cmd/mdqsload"}},
 }
 

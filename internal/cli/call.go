@@ -9,13 +9,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"mdqs/internal/auth"
 	"mdqs/internal/client"
-	"mdqs/internal/market"
 )
 
 const callSynopsis = `call [flags] METHOD PATH [BODY]
@@ -73,20 +71,9 @@ func Call(ctx context.Context, env Env, args []string) error {
 			fmt.Fprintf(env.Stderr, format+"\n", args...)
 		}
 	}
-	var cache *tokenCache
-	var cached cachedToken
+	var keeper *tokenKeeper
 	if *useCache {
-		if dir, err := tokenCacheDir(env); err != nil {
-			note("token cache: none (%v)", err)
-		} else {
-			tc := newTokenCache(dir, c.BaseURL, *id)
-			cache = &tc
-			if t, ok := tc.load(); ok {
-				cached = t
-				c.SetToken(t.Token, t.Expires)
-				c.SetSignatureVersions(t.SignatureVersions)
-			}
-		}
+		keeper = keepTokens(env, c, *id, note)
 	}
 
 	var resp *client.Response
@@ -106,29 +93,8 @@ func Call(ctx context.Context, env Env, args []string) error {
 		resp, err = c.Do(ctx, method, path, body)
 	}
 	note("signature: version %d", c.Version())
-	if cache != nil {
-		held, expires := c.HeldToken()
-		versions := c.SignatureVersions()
-		switch {
-		case held == "" || (resp != nil && resp.Status == http.StatusUnauthorized && auth.TokenRenewable(detailOf(resp))):
-			// Refused (or refused again after renewal): keep nothing the
-			// server no longer takes.
-			if cached.Token != "" {
-				cache.drop()
-			}
-		case held == cached.Token:
-			note("token: reused from %s (expires %s)", cache.path, market.FormatTime(expires))
-			if !slices.Equal(versions, cached.SignatureVersions) {
-				// Learnt from a 401 (the server's setting changed): keep it.
-				cache.save(cachedToken{Token: held, Expires: expires, SignatureVersions: versions})
-			}
-		default:
-			if serr := cache.save(cachedToken{Token: held, Expires: expires, SignatureVersions: versions}); serr != nil {
-				fmt.Fprintf(env.Stderr, "mdqs call: the token could not be cached (%v); the next call asks for a new one\n", serr)
-			} else {
-				note("token: new, cached in %s (expires %s)", cache.path, market.FormatTime(expires))
-			}
-		}
+	if keeper != nil {
+		keeper.keep(env, c, resp, "mdqs call")
 	}
 	var refused *client.TokenError
 	if errors.As(err, &refused) {

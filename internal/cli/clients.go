@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -53,7 +54,7 @@ func clientAdd(ctx context.Context, env Env, args []string) error {
 	fs := newFlags("client add", "client add -id ID [-secret S] [-scopes a,b|*] [-expires YYYY-MM-DD] [-api-key K] [-log] [-db FILE] [-config FILE]", env)
 	id := fs.String("id", "", "client id (letters, digits, . _ -; required)")
 	secret := fs.String("secret", "", "client secret (at least 8 characters); generated when absent")
-	scopes := fs.String("scopes", auth.DefaultScopes().String(), "comma-separated scopes, or * for all")
+	scopes := fs.String("scopes", auth.DefaultScopes().String(), "comma-separated scopes of "+joinedScopes()+`, or * for every scope but mcp ("*,mcp" for all)`)
 	expires := fs.String("expires", "", "last day the client may be used, YYYY-MM-DD (Asia/Shanghai); none = never")
 	apiKey := fs.String("api-key", "", "require this api-key header (at least 16 characters)")
 	enableLog := fs.Bool("log", false, "log this client's requests (enable_log)")
@@ -191,4 +192,13 @@ func expiryText(t time.Time) string {
 		return "never"
 	}
 	return market.FormatTime(t)
+}
+
+// joinedScopes names the grantable scopes, as -scopes takes them.
+func joinedScopes() string {
+	names := make([]string, 0, len(auth.AllScopes()))
+	for _, sc := range auth.AllScopes() {
+		names = append(names, string(sc))
+	}
+	return strings.Join(names, ",")
 }

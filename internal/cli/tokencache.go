@@ -5,10 +5,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
+
+	"mdqs/internal/auth"
+	"mdqs/internal/client"
+	"mdqs/internal/market"
 )
 
 // tokenCache keeps the token `mdqs call` last obtained for one server
@@ -33,6 +41,67 @@ type cachedToken struct {
 	// in files written before version 2 (the client then signs with 1
 	// until a 401 lists the versions).
 	SignatureVersions []int `json:"signature_versions,omitempty"`
+}
+
+// tokenKeeper keeps a client's token in its cache file: loaded before
+// the first call, saved after a call got a new one, dropped when the
+// server refused it. mdqs call keeps it once; mdqs mcp after each call of
+// a session (calls may run at once: mu).
+type tokenKeeper struct {
+	mu     sync.Mutex
+	cache  tokenCache
+	cached cachedToken
+	note   func(format string, args ...any)
+}
+
+// keepTokens gives c the cached token of its address and client, if
+// any; nil when there is no cache folder (note says why).
+func keepTokens(env Env, c *client.Client, clientID string, note func(string, ...any)) *tokenKeeper {
+	dir, err := tokenCacheDir(env)
+	if err != nil {
+		note("token cache: none (%v)", err)
+		return nil
+	}
+	k := &tokenKeeper{cache: newTokenCache(dir, c.BaseURL, clientID), note: note}
+	if t, ok := k.cache.load(); ok {
+		k.cached = t
+		c.SetToken(t.Token, t.Expires)
+		c.SetSignatureVersions(t.SignatureVersions)
+	}
+	return k
+}
+
+// keep brings the file in line with the token c holds after a call that
+// answered resp (nil: no answer); prog names the command in a warning.
+func (k *tokenKeeper) keep(env Env, c *client.Client, resp *client.Response, prog string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	held, expires := c.HeldToken()
+	versions := c.SignatureVersions()
+	switch {
+	case held == "" || (resp != nil && resp.Status == http.StatusUnauthorized && auth.TokenRenewable(detailOf(resp))):
+		// Refused (or refused again after renewal): keep nothing the
+		// server no longer takes.
+		if k.cached.Token != "" {
+			k.cache.drop()
+			k.cached = cachedToken{}
+		}
+	case held == k.cached.Token:
+		k.note("token: reused from %s (expires %s)", k.cache.path, market.FormatTime(expires))
+		if !slices.Equal(versions, k.cached.SignatureVersions) {
+			// Learnt from a 401 (the server's setting changed): keep it.
+			k.cached.SignatureVersions = versions
+			k.cache.save(k.cached)
+		}
+	default:
+		t := cachedToken{Token: held, Expires: expires, SignatureVersions: versions}
+		if serr := k.cache.save(t); serr != nil {
+			fmt.Fprintf(env.Stderr, "%s: the token could not be cached (%v); the next call asks for a new one\n", prog, serr)
+		} else {
+			k.cached = t
+			k.note("token: new, cached in %s (expires %s)", k.cache.path, market.FormatTime(expires))
+		}
+	}
 }
 
 // tokenCacheDir is the folder of the token files under the user's cache.

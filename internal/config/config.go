@@ -59,6 +59,8 @@ type Config struct {
 
 	// ETF is the ETF list (GET /v1/api/etfs).
 	ETF ETF `toml:"etf"`
+	// MCP is /mcp, the MCP endpoint (docs/mcp.md).
+	MCP MCP `toml:"mcp"`
 }
 
 // Market holds the spec's MARKET_CONF constants (MARKET_CONF.X is
@@ -468,6 +470,7 @@ func (c Config) Validate() error {
 	c.validateLimitPools(bad)
 	c.validateSecurities(bad)
 	c.validateArchive(bad)
+	c.validateMCP(bad)
 	c.Limits.validate(bad)
 	if c.Cache.MaxBytes < 1<<20 {
 		bad("cache.max_bytes", "want at least 1048576, got %d", c.Cache.MaxBytes)

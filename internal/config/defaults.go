@@ -140,6 +140,7 @@ func Default() Config {
 			HistoryDays: 130,
 		},
 		Log: Log{Level: "info", Format: "text"},
+		MCP: defaultMCP(),
 	}
 }
 
