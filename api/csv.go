@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -33,8 +34,9 @@ const utf8BOM = "\xef\xbb\xbf"
 
 // csvAsk is what a request asked of the answer's form.
 type csvAsk struct {
-	csv bool
-	bom bool // bom=1: for Excel on Windows
+	csv    bool
+	format bool // format=csv asked it (else Accept, a preference)
+	bom    bool // bom=1: for Excel on Windows
 }
 
 // askedForm reads format (json or csv) and bom through the one query
@@ -46,7 +48,7 @@ func askedForm(r *http.Request) (csvAsk, error) {
 	var a csvAsk
 	switch format {
 	case "csv":
-		a.csv = true
+		a.csv, a.format = true, true
 	case "":
 		a.csv = prefersCSV(field(r, "Accept"))
 	}
@@ -105,7 +107,7 @@ func (s *Server) withForm(path string, h handlerFunc) handlerFunc {
 			return err
 		}
 		if !offered {
-			if v, _ := newQuery(r).get("format"); strings.TrimSpace(v) == "csv" {
+			if ask.format {
 				return market.Errorf(market.KindInvalid, "format=csv: %s answers JSON only; CSV is offered on the endpoints that answer a list", path)
 			}
 			return h(w, r)
@@ -153,7 +155,7 @@ func (s *Server) answerCSV(w http.ResponseWriter, r *http.Request, h handlerFunc
 		return err
 	}
 	hdr := w.Header()
-	status := cmpOr(rec.status, http.StatusOK)
+	status := cmp.Or(rec.status, http.StatusOK)
 	if status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 		// A failure written by the handler itself, or no JSON: as it is.
 		w.WriteHeader(status)
@@ -169,13 +171,6 @@ func (s *Server) answerCSV(w http.ResponseWriter, r *http.Request, h handlerFunc
 	}
 	writeBytes(w, http.StatusOK, csvType, out)
 	return nil
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // jsonToCSV turns a JSON answer into CSV: spec's rows, the scalars of its
@@ -310,7 +305,7 @@ func (t *table) addList(list []byte, name string, named bool) error {
 			if err != nil {
 				return err
 			}
-			set(t.col(cmpStr(name, "value")), c)
+			set(t.col(cmp.Or(name, "value")), c)
 			t.rows = append(t.rows, row)
 			return nil
 		}
@@ -324,13 +319,6 @@ func (t *table) addList(list []byte, name string, named bool) error {
 		t.rows = append(t.rows, row)
 		return err
 	})
-}
-
-func cmpStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // cellOf is a JSON value as a cell: a string unquoted, a number as its
