@@ -61,7 +61,12 @@ func limitDemo(t *testing.T, days int, opts ...harnessOpt) (*harness, string) {
 
 func getLimit(t *testing.T, h *harness, tok, path string) limitAnswer {
 	t.Helper()
-	r := h.signed(http.MethodGet, path, tok, nil)
+	return limitOf(t, h.signed(http.MethodGet, path, tok, nil))
+}
+
+// limitOf decodes a pool or ladder answer, which must be a 200.
+func limitOf(t *testing.T, r response) limitAnswer {
+	t.Helper()
 	r.expect(t, 200, "OK")
 	var a limitAnswer
 	if err := json.Unmarshal(r.data, &a); err != nil {
@@ -207,7 +212,7 @@ func TestLimitPoolsBeforeTheRecordComeFromTheStoredBars(t *testing.T) {
 			if meta.Recorded == nil || *meta.Recorded {
 				t.Errorf("%s: universe_recorded %v, want false", path, meta.Recorded)
 			}
-			b := getLimit(t, bare, btok, path)
+			b := limitOf(t, r) // the answer above: asking again derived the day again
 			f := getLimit(t, full, ftok, path)
 			named := bare.demo.NamesOn(day)
 			set := func(a limitAnswer) map[string]limitRow {

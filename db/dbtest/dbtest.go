@@ -102,9 +102,11 @@ func Open(t testing.TB) *db.Store {
 }
 
 // OpenAt opens the store at target (a file, or a Target), for tests that
-// reopen a store.
+// reopen a store. A new file is written from the test binary's migrated
+// store first (template.go).
 func OpenAt(t testing.TB, target string) *db.Store {
 	t.Helper()
+	writeFresh(t, target)
 	s, err := db.Open(context.Background(), target, db.Options{SQLiteSchema: SQLiteSchema(t)})
 	if err != nil {
 		t.Fatalf("dbtest: open: %v", err)

@@ -117,3 +117,29 @@ func refClose(ev map[market.Day]adjust.Event, day market.Day, prev float64) floa
 	}
 	return prev
 }
+
+// quoteAlone is stock c's quote at ts as QuotesAt gives it, made from the
+// stock's own session alone; the zero Quote when QuotesAt leaves the stock
+// out (not listed by then). QuotesAt generates every stock's session, which
+// a test that needs one stock's quote on many days would pay for each day.
+// TestQuoteAloneIsQuotesAts holds the two to the same values.
+func quoteAlone(t testing.TB, m *Market, c market.Code, ts time.Time) market.Quote {
+	t.Helper()
+	inst, err := m.resolve(ts)
+	if err != nil {
+		t.Fatalf("resolve(%v): %v", ts, err)
+	}
+	si, ok := m.u.byCode[c]
+	if !ok {
+		t.Fatalf("no stock %v", c)
+	}
+	ds, d := m.dayState(inst.idx), m.days[inst.idx]
+	if ds.prev[si] <= 0 {
+		return market.Quote{}
+	}
+	q := preOpen(ds.prev[si]) // before the auction, as snapshot keeps every listed stock
+	if inst.k >= 0 {
+		q = m.sessionState(new(dayPath), int(si), d, ds, m.bridgesOf(inst.idx), inst.k)
+	}
+	return m.quote(&m.u.stocks[si], d, q, ds.avg5[si], inst.at)
+}

@@ -1,12 +1,14 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
+	"mdqs/internal/adjust"
 	"mdqs/internal/market"
 )
 
@@ -71,9 +73,40 @@ func TestIndexBarsAreTheirMembers(t *testing.T) {
 		fs[s.Code] = float64(s.FloatShares)
 	}
 	cal := market.DefaultCalendar()
-	for _, d := range []market.Day{20150106, 20190620, 20181217, 20261120, 20261214, 20261231, 20270104, 20270330} {
+	days := []market.Day{20150106, 20190620, 20181217, 20261120, 20261214, 20261231, 20270104, 20270330}
+	// Every member's two daily bars of each day it is a member, and its
+	// price events, read once a stock, its latest day first: the demo
+	// keeps a few dozen stocks' series, and one that covers a day covers
+	// the days before it. Index by index, day by day, a stock in several
+	// indices was made again for each, and again for each later day.
+	type memberDay struct {
+		code market.Code
+		day  market.Day
+	}
+	membersOn := map[market.Day]map[market.Code][]market.Code{}
+	memberDays := map[market.Code][]market.Day{}
+	for _, d := range days {
+		membersOn[d] = m.IndexMembersOn(d)
+		for _, codes := range membersOn[d] {
+			for _, c := range codes {
+				if !slices.Contains(memberDays[c], d) {
+					memberDays[c] = append(memberDays[c], d)
+				}
+			}
+		}
+	}
+	memberBars := map[memberDay][]market.Bar{}
+	exOf := map[market.Code]map[market.Day]adjust.Event{}
+	for c, ds := range memberDays {
+		slices.SortFunc(ds, func(a, b market.Day) int { return cmp.Compare(b, a) })
+		for _, d := range ds {
+			memberBars[memberDay{c, d}] = klines(t, m, c, market.Daily, cal.Prev(d), d)
+		}
+		exOf[c] = exMaps(m, c)
+	}
+	for _, d := range days {
 		prevDay := cal.Prev(d)
-		members := m.IndexMembersOn(d)
+		members := membersOn[d]
 		for _, ix := range m.Indices() {
 			bars := klines(t, m, ix.Code, market.Daily, prevDay, d)
 			if len(bars) != 2 || bars[1].Day != d {
@@ -83,14 +116,14 @@ func TestIndexBarsAreTheirMembers(t *testing.T) {
 			var num, den, numO, numH, numL, amt, mf float64
 			var vol int64
 			for _, c := range members[ix.Code] {
-				mb := klines(t, m, c, market.Daily, prevDay, d)
+				mb := memberBars[memberDay{c, d}]
 				switch {
 				case len(mb) == 0 || mb[len(mb)-1].Day != d:
 					continue // not listed yet
 				case len(mb) == 1:
 					t.Fatalf("%v lists on %v: pick another day", c, d) // its previous close is the issue price
 				}
-				p, b := refClose(exMaps(m, c), d, mb[0].Close), mb[1]
+				p, b := refClose(exOf[c], d, mb[0].Close), mb[1]
 				w := fs[c]
 				num += w * (b.Close - p)
 				numO += w * (b.Open - p)

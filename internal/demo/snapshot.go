@@ -124,20 +124,25 @@ func (m *Market) sessionStates(ss *snapState, inst instant) {
 			defer wg.Done()
 			p := new(dayPath)
 			for si := w; si < len(m.u.stocks); si += workers {
-				if ds.prev[si] <= 0 {
-					continue
+				if ds.prev[si] > 0 {
+					ss.qs[si] = m.sessionState(p, si, d, ds, br, inst.k)
 				}
-				if m.u.stocks[si].haltedOn(d) {
-					ss.qs[si] = preOpen(ds.prev[si]) // no trade all day
-					ss.qs[si].halted = true
-					continue
-				}
-				m.pathOf(p, si, d, ds, br)
-				ss.qs[si] = p.state(ds.prev[si], inst.k)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// sessionState is listed stock si's state after k bars of day d (k >= 0),
+// generated in p: one stock of sessionStates.
+func (m *Market) sessionState(p *dayPath, si int, d market.Day, ds *dayState, br *dayBridges, k int) qstate {
+	if m.u.stocks[si].haltedOn(d) {
+		q := preOpen(ds.prev[si]) // no trade all day
+		q.halted = true
+		return q
+	}
+	m.pathOf(p, si, d, ds, br)
+	return p.state(ds.prev[si], k)
 }
 
 // pathOf generates listed stock si's session of day d.
