@@ -162,7 +162,7 @@ func TestDNSRebindingIsRefused(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cfg := filepath.Join(dir, "config.toml")
@@ -240,7 +240,7 @@ func TestFreshDemoAnswersEveryEndpoint(t *testing.T) {
 		t.Skip("the race detector makes a real-scale start ten times slower; `go test -run TestFreshDemoAnswersEveryEndpoint -v .` measures it")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	data := filepath.Join(dir, "data")
@@ -855,7 +855,7 @@ func TestCallSignsWithVersion2AsABinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := func(name, extra string) *loadgen.Process {
@@ -962,12 +962,12 @@ func TestCallSignsWithVersion2AsABinary(t *testing.T) {
 	}
 }
 
-// buildBinary builds mdqs into dir, as a user's go build does.
-func buildBinary(t *testing.T, dir string) string {
+// buildBinary is mdqs as a user's go build makes it, built once a run
+// (mdqsBinary, main_test.go): every test that asks gets the same file,
+// which none of them changes.
+func buildBinary(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	bin, err := loadgen.Build(ctx, dir)
+	bin, err := mdqsBinary.Path()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,9 +52,22 @@ var (
 	liveOffline string
 )
 
+// The binaries the tests run, each built once a run, on first use, and
+// removed at its end: mdqs as a user builds it (buildBinary), and the
+// plain build of these tests that the team's instances run (team_test.go).
+var (
+	mdqsBinary = loadgen.SharedBinary{Prefix: "mdqs-test-"}
+	teamBinary = loadgen.SharedBinary{Prefix: "mdqs-team-", Build: buildPlainTests}
+)
+
 // The team tests need PostgreSQL and Redis: without them they skip, and the
 // run ends saying how many and how to run them.
-func TestMain(m *testing.M) { testservers.Main(m) }
+func TestMain(m *testing.M) {
+	code := testservers.Run(m)
+	mdqsBinary.Remove()
+	teamBinary.Remove()
+	os.Exit(code)
+}
 
 // raceEnabled reports that the tests run under the race detector, several
 // times slower: the build settings say so.

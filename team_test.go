@@ -253,6 +253,36 @@ func (h *helperStdout) Write(p []byte) (int, error) {
 	}
 }
 
+// teamHelper is the test binary an instance runs: this one, or, when it
+// was built with the race detector, a plain build of the same tests
+// (built once a run). Under the detector an instance serving the demo
+// market at real scale took several times the CPU of a plain one, and
+// whatever it might report went to the instance's log, which no test
+// reads: the detector watches this process, the test's own side.
+func teamHelper(t *testing.T) string {
+	t.Helper()
+	if !raceEnabled() {
+		return os.Args[0]
+	}
+	bin, err := teamBinary.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// buildPlainTests builds this package's tests into dir without the race
+// detector (and without cgo, as mdqs ships).
+func buildPlainTests(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "mdqs.test")
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go test -c: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
 // startTeamInstance starts a helper process serving config; it is stopped
 // (interrupted, as an operator stops a server) when the test ends.
 func startTeamInstance(t *testing.T, name, config, target string, spec teamHelperSpec, up *teamUpstream, clock teamClock) *teamInstance {
@@ -273,7 +303,7 @@ func startTeamInstance(t *testing.T, name, config, target string, spec teamHelpe
 	}
 	in := &teamInstance{name: name, up: up, logs: &loadgen.SyncBuffer{}, exited: make(chan struct{})}
 	addr := make(chan string, 1)
-	in.cmd = exec.Command(os.Args[0], "-test.run=^TestTeamHelperProcess$", "-test.count=1")
+	in.cmd = exec.Command(teamHelper(t), "-test.run=^TestTeamHelperProcess$", "-test.count=1")
 	in.cmd.Env = append(os.Environ(), teamHelperEnv+"="+string(raw))
 	in.cmd.Dir = spec.Dir
 	in.cmd.Stdout = &helperStdout{addr: addr, logs: in.logs}

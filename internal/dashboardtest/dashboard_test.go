@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -499,7 +498,7 @@ func (s *server) run(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// startServer builds mdqs from the repository and starts it on a free
+// startServer starts mdqs, built from the repository once a run, on a free
 // loopback port with the shipped config.toml (demo mode: the demo client is
 // seeded), or with config when it is not "", and a fresh database.
 func startServer(t *testing.T, config string) *server {
@@ -509,19 +508,9 @@ func startServer(t *testing.T, config string) *server {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mdqs")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		gobin = p
-	}
-	build := exec.Command(gobin, "build", "-o", bin, ".")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := mdqsBinary.path(root)
+	if err != nil {
+		t.Fatal(err)
 	}
 	cfg := filepath.Join(root, "config.toml")
 	if config != "" {
