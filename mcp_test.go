@@ -183,7 +183,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	s := startServerWith(t, serveOptions{config: smallDemo, cheapHash: true})
 	waitReady(t, s)
 
