@@ -44,8 +44,11 @@ trap cleanup EXIT
 go build -o "$tmp/mdqs" .
 # Without the caller's MDQS_* variables: the shipped defaults (demo mode,
 # the real market's 5,300 stocks) are what is exported.
-run=(env XDG_CACHE_HOME="$tmp/cache")
+# env takes its -u options before any NAME=value: after one it reads the
+# rest as the command.
+run=(env)
 for v in $(compgen -e); do case "$v" in MDQS_*) run+=(-u "$v") ;; esac; done
+run+=(XDG_CACHE_HOME="$tmp/cache")
 mdqs() { (cd "$tmp" && "${run[@]}" ./mdqs "$@"); }
 
 store="$tmp/demo.db"
