@@ -1,6 +1,7 @@
 package adjust_test
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"testing"
@@ -115,9 +116,21 @@ func TestEveryBundledPriceIsRoundedExactly(t *testing.T) {
 			}
 			s := factors(t, events, mode, anchor)
 			got := s.Apply(bars)
+			// A bar's exact map, made once for the bars it adjusts (the
+			// days between two ex-dates) and for the four prices of each:
+			// exactBar made it again for every price.
+			maps := map[string]affine{}
 			for i, b := range bars {
+				var applied []adjust.Event
+				eachApplied(mode, events, anchor, b.Day, func(e adjust.Event) { applied = append(applied, e) })
+				key := fmt.Sprint(applied)
+				m, ok := maps[key]
+				if !ok {
+					m = exactMap(mode, events, anchor, b.Day)
+					maps[key] = m
+				}
 				for _, f := range ohlc {
-					v := exactBar(t, mode, events, anchor, b.Day, field(b, f))
+					v := m.of(decimal(field(b, f), 64))
 					want, tie := roundHalfAway(v)
 					total++
 					if tie {
@@ -142,39 +155,90 @@ func TestEveryBundledPriceIsRoundedExactly(t *testing.T) {
 // exactBar is raw on day d adjusted in rationals from the decimals written:
 // qfq applies every event with d < ex-date ≤ anchor oldest first, p ↦
 // (10p − cash + price·rights)/(10 + bonus + rights); hfq undoes every event
-// with anchor < ex-date ≤ d newest first.
+// with anchor < ex-date ≤ d newest first. It applies those maps composed
+// into one, exactMap's (exact in rationals, so the same value as applying
+// them in turn, exactInTurn: TestExactMapIsTheEventsInTurn).
 func exactBar(t *testing.T, mode adjust.Mode, events []adjust.Event, anchor, d market.Day, raw float64) *big.Rat {
 	t.Helper()
-	dec := func(v float64, bits int) *big.Rat {
-		r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, bits))
-		return r
-	}
+	return exactMap(mode, events, anchor, d).of(decimal(raw, 64))
+}
+
+// decimal is v as the decimal it was written as (bits: 32 for gbbq's
+// float32 fields).
+func decimal(v float64, bits int) *big.Rat {
+	r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, bits))
+	return r
+}
+
+// affine is the map p ↦ a·p + b, in rationals.
+type affine struct{ a, b *big.Rat }
+
+func (f affine) of(p *big.Rat) *big.Rat {
+	v := new(big.Rat).Mul(f.a, p)
+	return v.Add(v, f.b)
+}
+
+// exactMap is the map exactBar applies to a price of day d: each event's,
+// composed in exactInTurn's order.
+func exactMap(mode adjust.Mode, events []adjust.Event, anchor, d market.Day) affine {
+	f := affine{big.NewRat(1, 1), new(big.Rat)}
 	ten := big.NewRat(10, 1)
-	p := dec(raw, 64)
 	apply := func(e adjust.Event) {
-		m := new(big.Rat).Add(ten, dec(e.BonusPer10, 32))
-		m.Add(m, dec(e.RightsPer10, 32))
-		c := new(big.Rat).Mul(dec(e.RightsPrice, 32), dec(e.RightsPer10, 32))
-		c.Sub(dec(e.CashPer10, 32), c)
-		if mode == adjust.QFQ {
-			p.Mul(p, ten).Sub(p, c).Quo(p, m)
-		} else {
-			p.Mul(p, m).Add(p, c).Quo(p, ten)
+		m, c := eventTerms(e)
+		if mode == adjust.QFQ { // (10(a·p + b) − c)/m
+			f.a.Mul(f.a, ten).Quo(f.a, m)
+			f.b.Mul(f.b, ten).Sub(f.b, c).Quo(f.b, m)
+		} else { // (m(a·p + b) + c)/10
+			f.a.Mul(f.a, m).Quo(f.a, ten)
+			f.b.Mul(f.b, m).Add(f.b, c).Quo(f.b, ten)
 		}
 	}
+	eachApplied(mode, events, anchor, d, apply)
+	return f
+}
+
+// eventTerms are an event's m = 10 + bonus + rights and c = cash − rights
+// price·rights, per 10 shares: qfq maps p to (10p − c)/m.
+func eventTerms(e adjust.Event) (m, c *big.Rat) {
+	m = new(big.Rat).Add(big.NewRat(10, 1), decimal(e.BonusPer10, 32))
+	m.Add(m, decimal(e.RightsPer10, 32))
+	c = new(big.Rat).Mul(decimal(e.RightsPrice, 32), decimal(e.RightsPer10, 32))
+	c.Sub(decimal(e.CashPer10, 32), c)
+	return m, c
+}
+
+// eachApplied calls apply with each event that adjusts a price of day d,
+// in the order they apply: qfq every event with d < ex-date ≤ anchor,
+// oldest first; hfq every event with anchor < ex-date ≤ d, newest first.
+func eachApplied(mode adjust.Mode, events []adjust.Event, anchor, d market.Day, apply func(adjust.Event)) {
 	if mode == adjust.QFQ {
 		for _, e := range events { // eventsOf keeps the file's order: oldest first
 			if d < e.Day && e.Day <= anchor {
 				apply(e)
 			}
 		}
-		return p
+		return
 	}
 	for i := len(events) - 1; i >= 0; i-- {
 		if e := events[i]; anchor < e.Day && e.Day <= d {
 			apply(e)
 		}
 	}
+}
+
+// exactInTurn is exactBar's value the long way: raw through each event's
+// map in turn.
+func exactInTurn(mode adjust.Mode, events []adjust.Event, anchor, d market.Day, raw float64) *big.Rat {
+	ten := big.NewRat(10, 1)
+	p := decimal(raw, 64)
+	eachApplied(mode, events, anchor, d, func(e adjust.Event) {
+		m, c := eventTerms(e)
+		if mode == adjust.QFQ {
+			p.Mul(p, ten).Sub(p, c).Quo(p, m)
+		} else {
+			p.Mul(p, m).Add(p, c).Quo(p, ten)
+		}
+	})
 	return p
 }
 
@@ -191,4 +255,39 @@ func roundHalfAway(v *big.Rat) (float64, bool) {
 	}
 	f, _ := new(big.Rat).SetFrac(fl, big.NewInt(100)).Float64()
 	return f, tie
+}
+
+// exactBar's composed map gives the value of each event's map applied in
+// turn, to the last digit (rationals): every 25th bar of each bundled
+// file, its four prices, both ways.
+func TestExactMapIsTheEventsInTurn(t *testing.T) {
+	checked := 0
+	for _, sr := range []struct{ code, file string }{
+		{"000001.SZ", "raw/rustdx-2021/sz000001.day"},
+		{"600519.SH", "raw/redmine-2023/sh600519.day"},
+		{"000002.SZ", "raw/redmine-2023/sz000002.day"},
+		{"603777.SH", "raw/redmine-2023/sh603777.day"},
+		{"002709.SZ", "raw/redmine-2023/sz002709.day"},
+	} {
+		events, bars := eventsOf(t, sr.code), barsOf(t, sr.file)
+		for _, mode := range []adjust.Mode{adjust.QFQ, adjust.HFQ} {
+			anchor := bars[len(bars)-1].Day
+			if mode == adjust.HFQ {
+				anchor = bars[0].Day - 1
+			}
+			for i := 0; i < len(bars); i += 25 {
+				for _, f := range ohlc {
+					raw := field(bars[i], f)
+					got, want := exactBar(t, mode, events, anchor, bars[i].Day, raw), exactInTurn(mode, events, anchor, bars[i].Day, raw)
+					if got.Cmp(want) != 0 {
+						t.Fatalf("%s %v %v %s %v: composed %s, in turn %s", sr.code, mode, bars[i].Day, f, raw, got.RatString(), want.RatString())
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("compared %d prices, want thousands", checked)
+	}
 }
