@@ -609,7 +609,7 @@ func fillDemoStore(t *testing.T, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Kill() // if it does not stop below
+	defer p.Kill()                              // if it does not stop below
 	deadline := time.Now().Add(4 * time.Minute) // a failsafe, not a measure
 	for !strings.Contains(p.Logs(), "mdqs ready") {
 		select {
