@@ -468,7 +468,8 @@ func teamConfig(name, push2, redis, prefix string) string {
 	b.WriteString("[sources]\ndefault = \"push2\"\n")
 	fmt.Fprintf(&b, "[sources.push2]\nbase_url = %q\nretries = 0\nrate = 100.0\nburst = 100\n", push2)
 	for _, up := range []string{"sources.push2his", "sources.akshare", "hot_rank.eastmoney",
-		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "securities.szse", "securities.sse"} {
+		"news.eastmoney", "news.notices", "news.cls", "finance.datacenter", "lhb.datacenter", "limit_pools.push2ex",
+		"securities.szse", "securities.sse"} {
 		fmt.Fprintf(&b, "[%s]\nbase_url = \"http://127.0.0.1:9\"\nretries = 0\n", up)
 	}
 	return b.String()
@@ -1243,4 +1244,24 @@ func (r *ownRedis) kill(t *testing.T) {
 	}
 	r.cmd.Wait()
 	r.cmd = nil
+}
+
+// The team's live instances must not look up the real upstreams' names:
+// a section teamConfig leaves out sends its job's requests to EastMoney
+// (CI's log showed DNS lookups of push2ex and datacenter-web before).
+func TestTeamConfigClosesEveryUpstream(t *testing.T) {
+	shipped, err := os.ReadFile("config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := teamConfig("a", "http://127.0.0.1:1", "redis://127.0.0.1:1", "p:")
+	section := ""
+	for line := range strings.Lines(string(shipped)) {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "[") {
+			section = f[0]
+		}
+		if strings.HasPrefix(line, "base_url") && !strings.Contains(cfg, section+"\nbase_url = \"http://127.0.0.1:") {
+			t.Errorf("teamConfig leaves %s at its shipped base_url: list it among the closed ports", section)
+		}
+	}
 }
