@@ -316,7 +316,7 @@ COLUMNS: Dict[str, List[Tuple[str, str]]] = {
     "stock_zh_a_hist_min_em": _cols("时间:object 开盘 收盘 最高 最低 涨跌幅 涨跌额 成交量:int64 成交额 振幅 换手率"),
     "stock_zh_a_spot_em": _cols("序号:int64 代码:object 名称:object 最新价 涨跌幅 涨跌额 成交量 成交额 振幅 最高 最低 今开 "
                                 "昨收 量比 换手率 市盈率-动态 市净率 总市值 流通市值 涨速 5分钟涨跌 60日涨跌幅 年初至今涨跌幅"),
-    "stock_board_industry_name_em": _cols("排名:int64 板块名称:object 板块代码:object 最新价 涨跌额 涨跌幅 总市值:int64 换手率 "
+    "stock_board_industry_name_em": _cols("排名:int64 板块名称:object 板块代码:object 最新价 涨跌额 涨跌幅 总市值 换手率 "
                                           "上涨家数:int64 下跌家数:int64 领涨股票:object 领涨股票-涨跌幅"),
     "stock_board_industry_cons_em": _cols("序号:int64 代码:object 名称:object 最新价 涨跌幅 涨跌额 成交量 成交额 振幅 最高 最低 "
                                           "今开 昨收 换手率 市盈率-动态 市净率"),
@@ -324,15 +324,15 @@ COLUMNS: Dict[str, List[Tuple[str, str]]] = {
     "stock_news_em": _cols("关键词:object 新闻标题:object 新闻内容:object 发布时间:object 文章来源:object 新闻链接:object"),
     "tool_trade_date_hist_sina": _cols("trade_date:object"),
     "stock_zt_pool_em": _cols("序号:int64 代码:object 名称:object 涨跌幅 最新价 成交额 流通市值 总市值 换手率 封板资金 "
-                              "首次封板时间:object 最后封板时间:object 炸板次数:int64 涨停统计:object 连板数:int64 所属行业:object"),
+                              "首次封板时间:object 最后封板时间:object 炸板次数 涨停统计:object 连板数:int64 所属行业:object"),
     "stock_zt_pool_previous_em": _cols("序号:int64 代码:object 名称:object 涨跌幅 最新价 涨停价 成交额 流通市值 总市值 换手率 "
                                        "涨速 振幅 昨日封板时间:object 昨日连板数:int64 涨停统计:object 所属行业:object"),
     "stock_zt_pool_strong_em": _cols("序号:int64 代码:object 名称:object 涨跌幅 最新价 涨停价 成交额 流通市值 总市值 换手率 "
                                      "涨速 是否新高:object 量比 涨停统计:object 入选理由:object 所属行业:object"),
     "stock_zt_pool_zbgc_em": _cols("序号:int64 代码:object 名称:object 涨跌幅 最新价 涨停价 成交额 流通市值 总市值 换手率 "
-                                   "涨速 首次封板时间:object 炸板次数:int64 涨停统计:object 振幅 所属行业:object"),
+                                   "涨速 首次封板时间:object 炸板次数 涨停统计:object 振幅 所属行业:object"),
     "stock_zt_pool_dtgc_em": _cols("序号:int64 代码:object 名称:object 涨跌幅 最新价 成交额 流通市值 总市值 动态市盈率 换手率 "
-                                   "封单资金 最后封板时间:object 板上成交额 连续跌停:int64 开板次数:int64 所属行业:object"),
+                                   "封单资金 最后封板时间:object 板上成交额 连续跌停:int64 开板次数 所属行业:object"),
     "stock_lhb_detail_em": _cols("序号:int64 代码:object 名称:object 上榜日:object 解读:object 收盘价 涨跌幅 龙虎榜净买额 "
                                  "龙虎榜买入额 龙虎榜卖出额 龙虎榜成交额 市场总成交额 净买额占总成交比 成交额占总成交比 换手率 "
                                  "流通市值 上榜原因:object 上榜后1日 上榜后2日 上榜后5日 上榜后10日"),
@@ -664,25 +664,23 @@ def stock_board_concept_name_em() -> Any:
 
 
 def _board_cons_em(kind: str, symbol: str) -> Any:
-    name = symbol
-    if re.match(r"^BK\d+", symbol):
-        rows, _ = _boards(kind)
-        hit = [b for b in rows if str(b.get("board_code", "")).upper() == symbol.upper()]
-        if not hit:
-            raise ValueError("%s: no %s board with this code" % (symbol, kind))
-        name = hit[0]["board_name"]
-    try:
-        items = _screen_all({"block": name})
-    except MdqsError as e:
-        if e.status in (400, 404):
-            raise ValueError("%s: no %s board of this name (%s)" % (symbol, kind, e.detail or e.message)) from None
-        raise
+    cols = COLUMNS["stock_board_%s_cons_em" % kind]
+    rows, meta = _boards(kind)
+    by_code = {str(b.get("board_code", "")).upper(): b.get("board_name") for b in rows}
+    name = by_code.get(symbol.upper(), symbol) if re.match(r"^BK\d+", symbol) else symbol
+    if name not in by_code.values():
+        # akshare fails on a board EastMoney does not list; mdqs answers
+        # akshare's empty frame, saying which boards it holds.
+        note = "no %s board %r in mdqs's sector list of %s (%d boards, e.g. %s)" % (
+            kind, symbol, meta.get("day"), len(by_code), ", ".join(sorted(n for n in by_code.values() if n)[:5]))
+        warnings.warn("mdqs.akshare.stock_board_%s_cons_em: empty: %s" % (kind, note), stacklevel=3)
+        return _frame(cols, [], {"source": meta.get("source"), "as_of": meta.get("as_of"), "note": note})
+    items = _screen_all({"block": name})
     rows = _sort_desc([_spot_row(it) for it in items], "涨跌幅")
     for i, r in enumerate(rows, 1):
         r["序号"] = i
-    meta = _quote_meta()
-    return _frame(COLUMNS["stock_board_%s_cons_em" % kind], rows,
-                  {"source": meta.get("source"), "as_of": meta.get("as_of"), "board": name})
+    quote = _quote_meta()
+    return _frame(cols, rows, {"source": quote.get("source"), "as_of": quote.get("as_of"), "board": name})
 
 
 def stock_board_industry_cons_em(symbol: str = "小金属") -> Any:
