@@ -85,6 +85,7 @@ MISSING: Dict[str, Dict[str, str]] = {
         "涨速": "needs the tick stream; " + _NOT_COLLECTED,
     },
     "stock_zt_pool_dtgc_em": {
+        "封单资金": "published by EastMoney's pool only: NaN on days whose pool mdqs did not import (and in the demo)",
         "动态市盈率": "a past day's P/E is not kept",
         "板上成交额": "needs the trades at the limit price; " + _NOT_COLLECTED,
     },
@@ -407,7 +408,7 @@ def stock_zh_a_hist(symbol: str = "000001", period: str = "daily", start_date: s
     today = _today()
     lo = _clamp(_day(start_date), _EARLIEST, today)
     hi = _clamp(_day(end_date), _EARLIEST, today)
-    if lo > hi:
+    if lo > hi or _day(start_date) > today:
         return _frame(cols, [], {"source": None, "as_of": None, "code": code})
     # Earlier bars: the previous close of the first row, and whole weeks/months.
     fetch_lo = lo - _dt.timedelta(days=70 if period != "daily" else 20)

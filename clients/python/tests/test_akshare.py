@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import unittest
 import warnings
@@ -385,6 +386,31 @@ class TestValuesAgree(AkTest):
         self.assertEqual(set(df["日期"]), {datetime.date.fromisoformat(api["date"])})
         sz = df[df["成分券代码"].str.startswith("0")]
         self.assertEqual(set(sz["交易所"]), {"深圳证券交易所"})
+
+
+class TestDocsPage(unittest.TestCase):
+    @unittest.skipUnless(HAVE_PANDAS, "pandas is not installed")
+    def test_missing_columns_listed_in_the_docs(self):
+        # docs/akshare.zh-CN.md's table of NaN columns is MISSING, row for row.
+        path = os.path.join(HERE, "..", "..", "..", "docs", "akshare.zh-CN.md")
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+        rows = []
+        for line in page.split("### 为 NaN 的列及原因", 1)[1].splitlines():
+            if line.startswith("|"):
+                rows.append(line)
+            elif rows:
+                break  # the end of the first table
+        listed = set()
+        for line in rows[2:]:
+            cells = line.strip("|").split("|")
+            fns = set(re.findall(r"`([a-z_]+)`", cells[0]))
+            for col in re.findall(r"`([^`]+)`", cells[1]):
+                listed |= {(fn, col) for fn in fns}
+        want = {(fn, col) for fn, cols in ak.MISSING.items() for col in cols}
+        self.assertEqual(listed, want)
+        for fn in PIN["functions"]:
+            self.assertIn("`%s`" % fn, page)
 
 
 class TestConfigure(AkTest):
