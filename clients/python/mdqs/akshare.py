@@ -21,7 +21,7 @@ import math
 import re
 import threading
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .client import Client
 from .errors import MdqsError
@@ -614,13 +614,12 @@ def _quote_meta() -> Dict[str, Any]:
     return q[0] if q else {}
 
 
-def _quotes_as_of() -> Optional[str]:
-    return _quote_meta().get("as_of")
-
-
 def _sort_desc(rows: List[Dict[str, Any]], key: str) -> List[Dict[str, Any]]:
     """Largest first, unknown last (EastMoney's order of its lists)."""
-    return sorted(rows, key=lambda r: (math.isnan(_num(r.get(key))), -_num(r.get(key)) if not math.isnan(_num(r.get(key))) else 0))
+    def order(r: Mapping[str, Any]) -> Tuple[bool, float]:
+        v = _num(r.get(key))
+        return (True, 0.0) if math.isnan(v) else (False, -v)
+    return sorted(rows, key=order)
 
 
 def stock_zh_a_spot_em() -> Any:

@@ -24,7 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from mdqs import Client, MdqsError  # noqa: E402
 from test_client import Server  # noqa: E402
 
 try:
