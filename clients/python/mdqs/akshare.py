@@ -233,9 +233,9 @@ def _clamp(d: _dt.date, lo: _dt.date, hi: _dt.date) -> _dt.date:
     return max(lo, min(hi, d))
 
 
-# mdqs's calendar and stores start in 2015 at the earliest (the holiday list);
-# a default such as akshare's 19700101 means "everything held".
-_EARLIEST = _dt.date(2000, 1, 1)
+# The exchanges opened in December 1990: a default such as akshare's
+# 19700101 means "everything held", asked from here.
+_EARLIEST = _dt.date(1990, 12, 1)
 
 
 # ---------------------------------------------------------------------- frames
