@@ -350,6 +350,30 @@ class TestValuesAgree(AkTest):
                         break
         self.assertGreater(seen, 0, "the demo's last days have limit-pool rows")
 
+    def test_limit_pool_figures_of_a_large_pool(self):
+        # A day's amounts come from bars/daily, whose codes parameter takes
+        # 1 KiB (about 100 codes): a larger pool is asked in parts, not
+        # one K-line request per stock.
+        day = self.last
+        codes = [x["code"] for x in self.client.get("/v1/api/bars/daily", date=day, page_size=10000)["items"]]
+        codes += ["6019%02d.SH" % i for i in range(max(0, 120 - len(codes)))]
+        asked = []
+        real_get = self.client.get
+
+        def counting_get(path, **params):
+            asked.append(path)
+            return real_get(path, **params)
+        self.client.get = counting_get
+        try:
+            figs = ak._day_figures(day, codes)
+        finally:
+            del self.client.get
+        self.assertGreater(len(codes), 100)
+        self.assertEqual(asked.count("/v1/api/kline"), sum(1 for c in codes if figs[c].get("amount") is None))
+        self.assertGreaterEqual(asked.count("/v1/api/bars/daily"), 2)
+        have = [c for c in codes if figs[c].get("amount") is not None]
+        self.assertGreater(len(have), 50)
+
     def test_lhb(self):
         start, end = self.days[-20], self.last
         df = ak.stock_lhb_detail_em(start_date=start.replace("-", ""), end_date=end.replace("-", ""))
