@@ -2,6 +2,7 @@ package sharedstate
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,32 +40,56 @@ type Entry struct {
 // 1.8e15, exact in Lua's doubles (below 2^53); %d formats them without an
 // exponent.
 //
-// KEYS[1] stream; ARGV[1] seq; ARGV[2] MAXLEN; ARGV[3..] field, value, ...
-// Returns the entry's id, "<seq>-0", and the previous entry's seq.
+// An entry carries its append's token (field "u"): an append whose answer
+// was lost (a connection that broke) is sent again, and when the stream's
+// last entry has its token the script answers that entry's id instead of
+// adding the event twice.
+//
+// KEYS[1] stream; ARGV[1] seq; ARGV[2] MAXLEN; ARGV[3] token; ARGV[4..]
+// field, value, ... Returns the entry's id, "<seq>-0", and the previous
+// entry's seq.
 var appendScript = rueidis.NewLuaScript(`
 local seq = tonumber(ARGV[1])
 local prev = 0
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #last > 0 then
+  local f = last[1][2]
+  for i = 1, #f, 2 do
+    if f[i] == 'u' and f[i+1] == ARGV[3] then
+      for j = 1, #f, 2 do
+        if f[j] == 'prev' then return {last[1][1], f[j+1]} end
+      end
+    end
+  end
   prev = tonumber(string.match(last[1][1], '^(%d+)'))
   if seq <= prev then seq = prev + 1 end
 end
 local id = string.format('%d-0', seq)
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id, 'prev', string.format('%d', prev), unpack(ARGV, 3))
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id, 'prev', string.format('%d', prev), 'u', ARGV[3], unpack(ARGV, 4))
 return {id, string.format('%d', prev)}
 `)
 
 // AppendEvent adds an entry with the id seq (or the first id after the
 // stream's last entry, when seq is not after it) and returns the id it got.
+// A connection that broke since the last command (Redis restarted) fails
+// the first command sent on it: an append that fails so is sent once more,
+// which adds the event once whether or not the first reached Redis.
 func (c *Client) AppendEvent(ctx context.Context, seq int64, fields map[string]string) (int64, error) {
-	ctx, cancel := c.ctx(ctx)
-	defer cancel()
-	args := make([]string, 0, 2+2*len(fields))
-	args = append(args, strconv.FormatInt(seq, 10), strconv.Itoa(EventsMaxLen))
+	args := make([]string, 0, 3+2*len(fields))
+	args = append(args, strconv.FormatInt(seq, 10), strconv.Itoa(EventsMaxLen), rand.Text())
 	for k, v := range fields {
 		args = append(args, k, v)
 	}
-	out, err := appendScript.Exec(ctx, c.rdb, []string{c.eventsKey()}, args).AsStrSlice()
+	var out []string
+	var err error
+	for try := 0; try < 2; try++ {
+		cctx, cancel := c.ctx(ctx)
+		out, err = appendScript.Exec(cctx, c.rdb, []string{c.eventsKey()}, args).AsStrSlice()
+		cancel()
+		if _, redisErr := rueidis.IsRedisErr(err); err == nil || redisErr || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return 0, c.fail("XADD event", err)
 	}
@@ -123,6 +148,7 @@ func (c *Client) entries(op string, res []rueidis.XRangeEntry) ([]Entry, error) 
 			return nil, c.fail(op, fmt.Errorf("entry %s: prev %q: %w", e.ID, e.FieldValues["prev"], err))
 		}
 		delete(e.FieldValues, "prev")
+		delete(e.FieldValues, "u")
 		out = append(out, Entry{ID: id, Prev: prev, Fields: e.FieldValues})
 	}
 	return out, nil

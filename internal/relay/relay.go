@@ -1,0 +1,414 @@
+// Package relay carries a team's stream events through Redis to every
+// instance, so a client sees the same events with the same ids whichever
+// instance it streams from, and resumes on any of them with Last-Event-ID.
+//
+// The leader's events (rankings, movements, quotes, alerts: its jobs
+// publish them) are appended to the events stream of sharedstate with the
+// id its hub would give them; every instance, the leader included, reads
+// the stream from the last entry it saw and delivers each entry to its hub
+// with that id. A follower's own publishes are dropped: the leader
+// publishes the same events. Without Redis there is no relay and the hub
+// publishes locally, as a lone server always has.
+//
+// When Redis is away the leader publishes to its own hub (its streams go
+// on, with ids of its own), and a follower's streams get nothing; when the
+// relay reads again, a follower that missed entries (the stream no longer
+// reaches back to its last, or the leader published locally meanwhile)
+// sends its streams a resync. Health and metrics show the relay's state.
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mdqs/internal/market"
+	"mdqs/internal/sharedstate"
+	"mdqs/internal/stream"
+)
+
+// Config tunes a Relay; Instance and Leader are required.
+type Config struct {
+	Instance string      // server.instance: who published an entry
+	Leader   func() bool // whether this instance publishes
+	Log      *slog.Logger
+	// Block is how long one read waits for entries (default 1 s): how
+	// soon a stop is noticed, not a delay of events, which end the wait.
+	Block time.Duration
+	// Retry is the wait after a failed read (default 500 ms).
+	Retry time.Duration
+	// WantTTL is how long an instance's wants stand in Redis unless
+	// said again (default 3 s; said every WantTTL/3).
+	WantTTL time.Duration
+	// Recent is how many entries an instance reads into its rings at
+	// start (default 1,000).
+	Recent int
+}
+
+func (c *Config) defaults() {
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Block <= 0 {
+		c.Block = time.Second
+	}
+	if c.Retry <= 0 {
+		c.Retry = 500 * time.Millisecond
+	}
+	if c.WantTTL <= 0 {
+		c.WantTTL = 3 * time.Second
+	}
+	if c.Recent <= 0 {
+		c.Recent = 1000
+	}
+}
+
+// wantedAge is how long the team's wanted codes are kept before they are
+// asked again: the quote refresh asks once per code it publishes.
+const wantedAge = 250 * time.Millisecond
+
+// Relay is one instance's end of the relay.
+type Relay struct {
+	hub *stream.Hub
+	rc  *sharedstate.Client
+	cfg Config
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	sendMu sync.Mutex // one append at a time, in the publishers' order
+	gap    bool       // sendMu: events went to this hub alone since the last append
+
+	down       atomic.Bool
+	last       atomic.Int64 // the last entry delivered
+	published  atomic.Uint64
+	local      atomic.Uint64
+	dropped    atomic.Uint64
+	delivered  atomic.Uint64
+	gaps       atomic.Uint64
+	failures   atomic.Uint64
+	errMu      sync.Mutex
+	lastErr    string
+	wantMu     sync.Mutex
+	wantedAt   time.Time
+	wanted     map[market.Code]bool // the team's, as of wantedAt
+	wantedRead error
+}
+
+// New makes the relay of hub and sets it as the hub's relay: from now on
+// the hub's publishes go through it.
+func New(hub *stream.Hub, rc *sharedstate.Client, cfg Config) *Relay {
+	cfg.defaults()
+	r := &Relay{hub: hub, rc: rc, cfg: cfg}
+	hub.SetRelay(r)
+	return r
+}
+
+// Start reads the stream's recent entries into the hub's rings (before
+// the instance serves streams), then reads on in the background until
+// Stop. A Redis that does not answer now is not fatal: the reads retry.
+func (r *Relay) Start(ctx context.Context) {
+	entries, err := r.rc.RecentEvents(ctx, r.cfg.Recent)
+	if err != nil {
+		r.fail(ctx, err)
+	} else {
+		var events []stream.Event
+		var last int64
+		for _, e := range entries {
+			if ev, ok := decode(e); ok {
+				events = append(events, ev.Event)
+			}
+			last = e.ID
+		}
+		r.hub.Restore(events, last)
+		r.last.Store(last)
+		r.cfg.Log.Info("stream relay: read the recent events from redis", "events", len(events), "last", last)
+	}
+	ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	r.wg.Add(2)
+	go func() { defer r.wg.Done(); r.read(ctx) }()
+	go func() { defer r.wg.Done(); r.want(ctx) }()
+}
+
+// Stop ends the reads and withdraws this instance's wants.
+func (r *Relay) Stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	r.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	r.rc.Unwant(ctx, r.cfg.Instance)
+}
+
+// Send is the hub's publish: the leader appends ev to the stream (its own
+// hub gets it back with every other instance's), or, while Redis is away,
+// publishes it to its own hub alone; a follower drops it.
+func (r *Relay) Send(ev stream.Event) {
+	if !r.cfg.Leader() {
+		r.dropped.Add(1)
+		return
+	}
+	if ev.Topic == stream.Quote && !r.quoteWanted(ev.Codes) {
+		return // no stream of the team lists the code
+	}
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	if !r.down.Load() {
+		fields := encode(ev, r.cfg.Instance, r.gap)
+		_, err := r.rc.AppendEvent(context.Background(), r.hub.Next(), fields)
+		if err == nil {
+			r.gap = false
+			r.published.Add(1)
+			return
+		}
+		r.fail(context.Background(), err)
+	}
+	r.gap = true
+	r.local.Add(1)
+	r.hub.PublishLocal(ev)
+}
+
+// read delivers the stream's entries to the hub, in order, until ctx ends.
+func (r *Relay) read(ctx context.Context) {
+	for ctx.Err() == nil {
+		entries, err := r.rc.ReadEvents(ctx, r.last.Load(), r.cfg.Block, 512)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.fail(ctx, err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.cfg.Retry):
+			}
+			continue
+		}
+		r.up()
+		for _, e := range entries {
+			r.deliver(e)
+		}
+	}
+}
+
+func (r *Relay) deliver(e sharedstate.Entry) {
+	ev, ok := decode(e)
+	last := r.last.Swap(e.ID)
+	switch {
+	case e.Prev != last && !(ev.from == r.cfg.Instance && ev.gap):
+		// (The leader's own entry after local-only events: its streams
+		// had those.)
+		r.gaps.Add(1)
+		r.hub.Gap("events were lost while the stream relay was away from Redis: refetch, or reconnect with Last-Event-ID")
+		r.cfg.Log.Warn("stream relay: entries were lost; the streams were sent a resync", "last", last, "next_after", e.Prev)
+	case ev.gap && ev.from != r.cfg.Instance:
+		r.gaps.Add(1)
+		r.hub.Gap("the leader's events did not reach Redis for a while: refetch")
+		r.cfg.Log.Warn("stream relay: the leader published without Redis for a while; the streams were sent a resync", "leader", ev.from)
+	}
+	if ok {
+		r.delivered.Add(1)
+		r.hub.Deliver(ev.Event)
+	}
+}
+
+// want says in Redis, every WantTTL/3, which codes this instance's
+// streams want quotes of, so the leader refreshes and relays them.
+func (r *Relay) want(ctx context.Context) {
+	t := time.NewTicker(r.cfg.WantTTL / 3)
+	defer t.Stop()
+	wanted := false
+	for {
+		codes := r.hub.WantedCodes(stream.Quote)
+		var err error
+		switch {
+		case len(codes) > 0:
+			s := make([]string, len(codes))
+			for i, c := range codes {
+				s[i] = c.String()
+			}
+			err = r.rc.Want(ctx, r.cfg.Instance, s, r.cfg.WantTTL)
+			wanted = err == nil
+		case wanted:
+			err = r.rc.Unwant(ctx, r.cfg.Instance)
+			wanted = err != nil
+		}
+		if err != nil {
+			r.fail(ctx, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// WantsQuotes says whether a stream of any instance wants quotes: the
+// leader's quote refresh runs while one does.
+func (r *Relay) WantsQuotes() bool {
+	if r.hub.Wants(stream.Quote) {
+		return true
+	}
+	return len(r.teamWanted()) > 0
+}
+
+// quoteWanted says whether a stream of any instance lists one of codes.
+func (r *Relay) quoteWanted(codes []market.Code) bool {
+	w := r.teamWanted()
+	for _, c := range codes {
+		if w[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// teamWanted is the codes the streams of every instance want, this one's
+// included, read again when older than wantedAge. While Redis is away it
+// is this instance's own.
+func (r *Relay) teamWanted() map[market.Code]bool {
+	r.wantMu.Lock()
+	defer r.wantMu.Unlock()
+	if time.Since(r.wantedAt) < wantedAge && r.wanted != nil {
+		return r.wanted
+	}
+	w := map[market.Code]bool{}
+	for _, c := range r.hub.WantedCodes(stream.Quote) {
+		w[c] = true
+	}
+	if !r.down.Load() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		codes, err := r.rc.Wanted(ctx)
+		cancel()
+		if err != nil {
+			r.fail(ctx, err)
+		}
+		for _, s := range codes {
+			if c, err := market.ParseCode(s); err == nil {
+				w[c] = true
+			}
+		}
+	}
+	r.wanted, r.wantedAt = w, time.Now()
+	return w
+}
+
+func (r *Relay) fail(ctx context.Context, err error) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return
+	}
+	r.failures.Add(1)
+	r.errMu.Lock()
+	r.lastErr = err.Error()
+	r.errMu.Unlock()
+	if !r.down.Swap(true) {
+		r.cfg.Log.Warn("stream relay: redis unreachable; the leader's events reach the leader's own streams only until it answers", "err", err)
+	}
+}
+
+func (r *Relay) up() {
+	if r.down.Swap(false) {
+		r.cfg.Log.Info("stream relay: redis answers again; events are relayed")
+	}
+}
+
+// Status is the relay's state for health and metrics.
+type Status struct {
+	Up bool `json:"up"`
+	// Last is the id of the last entry delivered to this instance's hub.
+	Last int64 `json:"last_id"`
+	// Published counts the events this instance appended to the stream
+	// as the leader; Local those it published to its own streams alone
+	// while Redis was away; Dropped a follower's own publishes, left to
+	// the leader.
+	Published uint64 `json:"published"`
+	Local     uint64 `json:"local_only"`
+	Dropped   uint64 `json:"dropped"`
+	// Delivered counts the entries read back and delivered to this
+	// instance's streams; Gaps the resyncs sent because entries were lost.
+	Delivered uint64 `json:"delivered"`
+	Gaps      uint64 `json:"gaps"`
+	Failures  uint64 `json:"failures"`
+	LastError string `json:"last_error,omitempty"`
+	Degraded  string `json:"degraded,omitempty"`
+}
+
+func (r *Relay) Status() Status {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	st := Status{Up: !r.down.Load(), Last: r.last.Load(), Published: r.published.Load(), Local: r.local.Load(),
+		Dropped: r.dropped.Load(), Delivered: r.delivered.Load(), Gaps: r.gaps.Load(), Failures: r.failures.Load(), LastError: r.lastErr}
+	if !st.Up {
+		st.Degraded = "the leader's stream events reach the leader's own streams only; a follower's streams get them, or a resync, when Redis answers again"
+	}
+	return st
+}
+
+// relayed is an event read back, with what its entry says of its sending.
+type relayed struct {
+	stream.Event
+	from string // the instance that published it
+	gap  bool   // it published to its own hub alone before this one
+}
+
+// The fields of an entry: t topic, y SSE name when not the topic's, m the
+// movement cursor (a movement's id), d data, c codes (comma-separated),
+// k the only client, i the instance, g "1" after local-only events.
+func encode(ev stream.Event, instance string, gap bool) map[string]string {
+	f := map[string]string{"t": string(ev.Topic), "d": string(ev.Data), "i": instance}
+	if ev.Type != "" {
+		f["y"] = ev.Type
+	}
+	if ev.Topic == stream.Movement {
+		f["m"] = strconv.FormatInt(ev.ID, 10)
+	}
+	if len(ev.Codes) > 0 {
+		s := make([]string, len(ev.Codes))
+		for i, c := range ev.Codes {
+			s[i] = c.String()
+		}
+		f["c"] = strings.Join(s, ",")
+	}
+	if ev.Client != "" {
+		f["k"] = ev.Client
+	}
+	if gap {
+		f["g"] = "1"
+	}
+	return f
+}
+
+// decode is the event of an entry; ok is false for one this version does
+// not know (a newer instance's topic), which is skipped.
+func decode(e sharedstate.Entry) (relayed, bool) {
+	f := e.Fields
+	ev := stream.Event{Topic: stream.Topic(f["t"]), ID: e.ID, Type: f["y"], Data: []byte(f["d"]), Client: f["k"]}
+	out := relayed{from: f["i"], gap: f["g"] == "1"}
+	if !slices.Contains(stream.Topics(), ev.Topic) {
+		return out, false
+	}
+	if ev.Topic == stream.Movement {
+		m, err := strconv.ParseInt(f["m"], 10, 64)
+		if err != nil {
+			return out, false
+		}
+		ev.ID = m
+	}
+	if c := f["c"]; c != "" {
+		for s := range strings.SplitSeq(c, ",") {
+			if code, err := market.ParseCode(s); err == nil {
+				ev.Codes = append(ev.Codes, code)
+			}
+		}
+	}
+	out.Event = ev
+	return out, true
+}
