@@ -31,7 +31,7 @@ type member struct {
 	leader atomic.Bool
 }
 
-func join(t *testing.T, url, prefix, name string, clock market.Clock, leader bool) *member {
+func join(t testing.TB, url, prefix, name string, clock market.Clock, leader bool) *member {
 	t.Helper()
 	rc, err := sharedstate.Open(context.Background(), url, sharedstate.Options{Prefix: prefix})
 	if err != nil {
@@ -47,7 +47,7 @@ func join(t *testing.T, url, prefix, name string, clock market.Clock, leader boo
 	return m
 }
 
-func (m *member) sub(t *testing.T, f stream.Filter, client string) *stream.Sub {
+func (m *member) sub(t testing.TB, f stream.Filter, client string) *stream.Sub {
 	t.Helper()
 	s, err := m.hub.Subscribe(context.Background(), f, client)
 	if err != nil {
