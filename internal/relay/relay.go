@@ -114,6 +114,7 @@ func New(hub *stream.Hub, rc *sharedstate.Client, cfg Config) *Relay {
 // the instance serves streams), then reads on in the background until
 // Stop. A Redis that does not answer now is not fatal: the reads retry.
 func (r *Relay) Start(ctx context.Context) {
+	r.last.Store(-1) // unknown until the stream is read
 	entries, err := r.rc.RecentEvents(ctx, r.cfg.Recent)
 	if err != nil {
 		r.fail(ctx, err)
@@ -179,6 +180,9 @@ func (r *Relay) Send(ev stream.Event) {
 // read delivers the stream's entries to the hub, in order, until ctx ends.
 func (r *Relay) read(ctx context.Context) {
 	for ctx.Err() == nil {
+		if r.last.Load() < 0 && !r.skipToEnd(ctx) {
+			continue
+		}
 		entries, err := r.rc.ReadEvents(ctx, r.last.Load(), r.cfg.Block, 512)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -196,6 +200,31 @@ func (r *Relay) read(ctx context.Context) {
 			r.deliver(e)
 		}
 	}
+}
+
+// skipToEnd starts the reads at the stream's last entry when Start could
+// not read it: the entries before it are old news to streams that opened
+// meanwhile, which get a resync instead (what they missed is unknown).
+func (r *Relay) skipToEnd(ctx context.Context) bool {
+	entries, err := r.rc.RecentEvents(ctx, 1)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.fail(ctx, err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.cfg.Retry):
+			}
+		}
+		return false
+	}
+	var last int64
+	if len(entries) > 0 {
+		last = entries[0].ID
+	}
+	r.last.Store(last)
+	r.gaps.Add(1)
+	r.hub.Gap("the stream relay could not read Redis when this instance started: refetch")
+	return true
 }
 
 func (r *Relay) deliver(e sharedstate.Entry) {

@@ -255,6 +255,11 @@ func TestRedisOutage(t *testing.T) {
 		t.Fatalf("the relays did not see Redis back within 5 s: a %+v, b %+v", a.relay.Status(), b.relay.Status())
 	}
 	a.hub.Publish(stream.Event{Topic: stream.Ranking, Data: []byte(`4`)})
+	defer func() {
+		if t.Failed() {
+			t.Logf("a %+v\nb %+v", a.relay.Status(), b.relay.Status())
+		}
+	}()
 	evs := collect(t, sb, 2)
 	if evs[0].Type != stream.TypeResync || string(evs[1].Data) != "4" {
 		t.Errorf("b after Redis came back: %s; want a resync, then 4", show(evs))
@@ -328,4 +333,39 @@ func (r *ownRedis) kill(t *testing.T) {
 	r.cmd.Process.Kill()
 	r.cmd.Wait()
 	r.cmd = nil
+}
+
+// An instance that could not read the stream at start begins at its end
+// once Redis answers: the streams opened meanwhile get a resync, not a
+// flood of old events, then the new ones.
+func TestStartWithoutRedisSkipsToTheEnd(t *testing.T) {
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	rc, err := sharedstate.Open(context.Background(), url, sharedstate.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	for i := range 3 {
+		if _, err := rc.AppendEvent(context.Background(), int64(100+i), map[string]string{"t": "ranking", "d": "old", "i": "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := stream.NewHub(stream.Config{Clock: market.NewFixedClock(t0)})
+	defer h.Close()
+	r := New(h, rc, Config{Instance: "b", Leader: func() bool { return false }, Block: 100 * time.Millisecond})
+	r.last.Store(-1) // as Start leaves it when Redis did not answer
+	s, _ := h.Subscribe(context.Background(), stream.Filter{Topics: []stream.Topic{stream.Ranking}}, "x")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.read(ctx) }()
+	defer func() { cancel(); <-done }()
+	if evs := collect(t, s, 1); evs[0].Type != stream.TypeResync {
+		t.Fatalf("first event %s; want a resync", show(evs))
+	}
+	if _, err := rc.AppendEvent(context.Background(), 200, map[string]string{"t": "ranking", "d": "new", "i": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if evs := collect(t, s, 1); string(evs[0].Data) != "new" || evs[0].ID != 200 {
+		t.Fatalf("then %s; want the new event only", show(evs))
+	}
 }

@@ -3,6 +3,7 @@ package sharedstate
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,11 +70,17 @@ redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id, 'prev', string.format('%
 return {id, string.format('%d', prev)}
 `)
 
+// appendTries bounds the tries of an append that failed on a broken
+// connection: more than rueidis's pipelines (4 by default).
+const appendTries = 6
+
 // AppendEvent adds an entry with the id seq (or the first id after the
 // stream's last entry, when seq is not after it) and returns the id it got.
 // A connection that broke since the last command (Redis restarted) fails
-// the first command sent on it: an append that fails so is sent once more,
-// which adds the event once whether or not the first reached Redis.
+// the first command sent on it, and rueidis keeps several (one per
+// pipeline of its multiplex): an append that fails so, not by its
+// timeout, is sent again on the next, at most appendTries times in all,
+// which adds the event once whether or not an earlier try reached Redis.
 func (c *Client) AppendEvent(ctx context.Context, seq int64, fields map[string]string) (int64, error) {
 	args := make([]string, 0, 3+2*len(fields))
 	args = append(args, strconv.FormatInt(seq, 10), strconv.Itoa(EventsMaxLen), rand.Text())
@@ -82,11 +89,11 @@ func (c *Client) AppendEvent(ctx context.Context, seq int64, fields map[string]s
 	}
 	var out []string
 	var err error
-	for try := 0; try < 2; try++ {
+	for try := 0; try < appendTries; try++ {
 		cctx, cancel := c.ctx(ctx)
 		out, err = appendScript.Exec(cctx, c.rdb, []string{c.eventsKey()}, args).AsStrSlice()
 		cancel()
-		if _, redisErr := rueidis.IsRedisErr(err); err == nil || redisErr || ctx.Err() != nil {
+		if _, redisErr := rueidis.IsRedisErr(err); err == nil || redisErr || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			break
 		}
 	}
