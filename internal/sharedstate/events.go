@@ -82,8 +82,12 @@ const appendTries = 6
 // timeout, is sent again on the next, at most appendTries times in all,
 // which adds the event once whether or not an earlier try reached Redis.
 func (c *Client) AppendEvent(ctx context.Context, seq int64, fields map[string]string) (int64, error) {
+	return c.appendEvent(ctx, seq, rand.Text(), fields)
+}
+
+func (c *Client) appendEvent(ctx context.Context, seq int64, token string, fields map[string]string) (int64, error) {
 	args := make([]string, 0, 3+2*len(fields))
-	args = append(args, strconv.FormatInt(seq, 10), strconv.Itoa(EventsMaxLen), rand.Text())
+	args = append(args, strconv.FormatInt(seq, 10), strconv.Itoa(EventsMaxLen), token)
 	for k, v := range fields {
 		args = append(args, k, v)
 	}

@@ -149,3 +149,27 @@ func TestWantsExpire(t *testing.T) {
 		t.Fatalf("Wanted after b's ttl = %v, %v; want none", got, err)
 	}
 }
+
+// An append sent again after its answer was lost (the same token) adds
+// nothing and answers the id the first got.
+func TestAppendEventRetryAddsOnce(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	a := open(t, prefix)
+	ctx := context.Background()
+	first, err := a.AppendEventAs(ctx, 500, "tok-1", map[string]string{"t": "ranking"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.AppendEventAs(ctx, 900, "tok-1", map[string]string{"t": "ranking"})
+	if err != nil || again != first {
+		t.Fatalf("the same append again = %d, %v; want %d, the first's id", again, err, first)
+	}
+	other, err := a.AppendEventAs(ctx, 900, "tok-2", map[string]string{"t": "ranking"})
+	if err != nil || other != 900 {
+		t.Fatalf("another append = %d, %v; want 900", other, err)
+	}
+	all, err := a.ReadEvents(ctx, 0, 10*time.Millisecond, 10)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("the stream holds %v, %v; want two entries", all, err)
+	}
+}
