@@ -21,9 +21,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,10 +66,6 @@ func (c *Config) defaults() {
 	}
 }
 
-// wantedAge is how long the team's wanted codes are kept before they are
-// asked again: the quote refresh asks once per code it publishes.
-const wantedAge = 250 * time.Millisecond
-
 // Relay is one instance's end of the relay.
 type Relay struct {
 	hub *stream.Hub
@@ -85,20 +78,19 @@ type Relay struct {
 	sendMu sync.Mutex // one append at a time, in the publishers' order
 	gap    bool       // sendMu: events went to this hub alone since the last append
 
-	down       atomic.Bool
-	last       atomic.Int64 // the last entry delivered
-	published  atomic.Uint64
-	local      atomic.Uint64
-	dropped    atomic.Uint64
-	delivered  atomic.Uint64
-	gaps       atomic.Uint64
-	failures   atomic.Uint64
-	errMu      sync.Mutex
-	lastErr    string
-	wantMu     sync.Mutex
-	wantedAt   time.Time
-	wanted     map[market.Code]bool // the team's, as of wantedAt
-	wantedRead error
+	down      atomic.Bool
+	last      atomic.Int64 // the last entry delivered
+	published atomic.Uint64
+	local     atomic.Uint64
+	dropped   atomic.Uint64
+	delivered atomic.Uint64
+	gaps      atomic.Uint64
+	failures  atomic.Uint64
+	errMu     sync.Mutex
+	lastErr   string
+	wantMu    sync.Mutex
+	wantedAt  time.Time
+	wanted    map[market.Code]bool // the team's, as of wantedAt
 }
 
 // New makes the relay of hub and sets it as the hub's relay: from now on
@@ -248,88 +240,6 @@ func (r *Relay) deliver(e sharedstate.Entry) {
 	}
 }
 
-// want says in Redis, every WantTTL/3, which codes this instance's
-// streams want quotes of, so the leader refreshes and relays them.
-func (r *Relay) want(ctx context.Context) {
-	t := time.NewTicker(r.cfg.WantTTL / 3)
-	defer t.Stop()
-	wanted := false
-	for {
-		codes := r.hub.WantedCodes(stream.Quote)
-		var err error
-		switch {
-		case len(codes) > 0:
-			s := make([]string, len(codes))
-			for i, c := range codes {
-				s[i] = c.String()
-			}
-			err = r.rc.Want(ctx, r.cfg.Instance, s, r.cfg.WantTTL)
-			wanted = err == nil
-		case wanted:
-			err = r.rc.Unwant(ctx, r.cfg.Instance)
-			wanted = err != nil
-		}
-		if err != nil {
-			r.fail(ctx, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// WantsQuotes says whether a stream of any instance wants quotes: the
-// leader's quote refresh runs while one does.
-func (r *Relay) WantsQuotes() bool {
-	if r.hub.Wants(stream.Quote) {
-		return true
-	}
-	return len(r.teamWanted()) > 0
-}
-
-// quoteWanted says whether a stream of any instance lists one of codes.
-func (r *Relay) quoteWanted(codes []market.Code) bool {
-	w := r.teamWanted()
-	for _, c := range codes {
-		if w[c] {
-			return true
-		}
-	}
-	return false
-}
-
-// teamWanted is the codes the streams of every instance want, this one's
-// included, read again when older than wantedAge. While Redis is away it
-// is this instance's own.
-func (r *Relay) teamWanted() map[market.Code]bool {
-	r.wantMu.Lock()
-	defer r.wantMu.Unlock()
-	if time.Since(r.wantedAt) < wantedAge && r.wanted != nil {
-		return r.wanted
-	}
-	w := map[market.Code]bool{}
-	for _, c := range r.hub.WantedCodes(stream.Quote) {
-		w[c] = true
-	}
-	if !r.down.Load() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		codes, err := r.rc.Wanted(ctx)
-		cancel()
-		if err != nil {
-			r.fail(ctx, err)
-		}
-		for _, s := range codes {
-			if c, err := market.ParseCode(s); err == nil {
-				w[c] = true
-			}
-		}
-	}
-	r.wanted, r.wantedAt = w, time.Now()
-	return w
-}
-
 func (r *Relay) fail(ctx context.Context, err error) {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return
@@ -379,65 +289,4 @@ func (r *Relay) Status() Status {
 		st.Degraded = "the leader's stream events reach the leader's own streams only; a follower's streams get them, or a resync, when Redis answers again"
 	}
 	return st
-}
-
-// relayed is an event read back, with what its entry says of its sending.
-type relayed struct {
-	stream.Event
-	from string // the instance that published it
-	gap  bool   // it published to its own hub alone before this one
-}
-
-// The fields of an entry: t topic, y SSE name when not the topic's, m the
-// movement cursor (a movement's id), d data, c codes (comma-separated),
-// k the only client, i the instance, g "1" after local-only events.
-func encode(ev stream.Event, instance string, gap bool) map[string]string {
-	f := map[string]string{"t": string(ev.Topic), "d": string(ev.Data), "i": instance}
-	if ev.Type != "" {
-		f["y"] = ev.Type
-	}
-	if ev.Topic == stream.Movement {
-		f["m"] = strconv.FormatInt(ev.ID, 10)
-	}
-	if len(ev.Codes) > 0 {
-		s := make([]string, len(ev.Codes))
-		for i, c := range ev.Codes {
-			s[i] = c.String()
-		}
-		f["c"] = strings.Join(s, ",")
-	}
-	if ev.Client != "" {
-		f["k"] = ev.Client
-	}
-	if gap {
-		f["g"] = "1"
-	}
-	return f
-}
-
-// decode is the event of an entry; ok is false for one this version does
-// not know (a newer instance's topic), which is skipped.
-func decode(e sharedstate.Entry) (relayed, bool) {
-	f := e.Fields
-	ev := stream.Event{Topic: stream.Topic(f["t"]), ID: e.ID, Type: f["y"], Data: []byte(f["d"]), Client: f["k"]}
-	out := relayed{from: f["i"], gap: f["g"] == "1"}
-	if !slices.Contains(stream.Topics(), ev.Topic) {
-		return out, false
-	}
-	if ev.Topic == stream.Movement {
-		m, err := strconv.ParseInt(f["m"], 10, 64)
-		if err != nil {
-			return out, false
-		}
-		ev.ID = m
-	}
-	if c := f["c"]; c != "" {
-		for s := range strings.SplitSeq(c, ",") {
-			if code, err := market.ParseCode(s); err == nil {
-				ev.Codes = append(ev.Codes, code)
-			}
-		}
-	}
-	out.Event = ev
-	return out, true
 }
