@@ -215,7 +215,7 @@ func (r *Relay) skipToEnd(ctx context.Context) bool {
 	}
 	r.last.Store(last)
 	r.gaps.Add(1)
-	r.hub.Gap("the stream relay could not read Redis when this instance started: refetch")
+	r.hub.Gap("the stream relay could not read Redis when this instance started: refetch", last+1)
 	return true
 }
 
@@ -227,11 +227,11 @@ func (r *Relay) deliver(e sharedstate.Entry) {
 		// (The leader's own entry after local-only events: its streams
 		// had those.)
 		r.gaps.Add(1)
-		r.hub.Gap("events were lost while the stream relay was away from Redis: refetch, or reconnect with Last-Event-ID")
+		r.hub.Gap("events were lost while the stream relay was away from Redis: refetch, or reconnect with Last-Event-ID", e.ID)
 		r.cfg.Log.Warn("stream relay: entries were lost; the streams were sent a resync", "last", last, "next_after", e.Prev)
 	case ev.gap && ev.from != r.cfg.Instance:
 		r.gaps.Add(1)
-		r.hub.Gap("the leader's events did not reach Redis for a while: refetch")
+		r.hub.Gap("the leader's events did not reach Redis for a while: refetch", e.ID)
 		r.cfg.Log.Warn("stream relay: the leader published without Redis for a while; the streams were sent a resync", "leader", ev.from)
 	}
 	if ok {

@@ -101,7 +101,8 @@ func TestGapResyncsTheStreams(t *testing.T) {
 	id := t0.UnixMicro() + 100
 	h.Deliver(Event{Topic: Ranking, ID: id})
 	drain(ranks)
-	h.Gap("the relay lost events while Redis was away")
+	next := id + 1000 // the first event after the gap; the leader's own had ids between
+	h.Gap("the relay lost events while Redis was away", next)
 	got := drain(ranks)
 	if len(got) != 1 || got[0].Type != TypeResync || !strings.Contains(string(got[0].Data), `"topics":["ranking","movement"]`) ||
 		!strings.Contains(string(got[0].Data), `"final":false`) {
@@ -113,10 +114,16 @@ func TestGapResyncsTheStreams(t *testing.T) {
 	}
 	// A stream opened after the gap resumes from its start with nothing lost.
 	fresh, _ := h.Subscribe(context.Background(), Filter{Topics: []Topic{Ranking}}, "c")
-	h.Deliver(Event{Topic: Ranking, ID: id + 50})
+	h.Deliver(Event{Topic: Ranking, ID: next})
 	s, _ = h.Subscribe(context.Background(), Filter{Topics: []Topic{Ranking}, Resume: &Position{Seq: fresh.Start}}, "d")
-	if got := drain(s); len(got) != 1 || got[0].ID != id+50 {
+	if got := drain(s); len(got) != 1 || got[0].ID != next {
 		t.Fatalf("resume from a start after the gap: %v", got)
+	}
+	// A client of the leader, which saw the leader's own events of the
+	// gap, moving over: the events after its id are not all here.
+	s, _ = h.Subscribe(context.Background(), Filter{Topics: []Topic{Ranking}, Resume: &Position{Seq: id + 500}}, "e")
+	if got := names(drain(s)); got != "resync" {
+		t.Fatalf("resume from an id inside the gap: %q; want resync", got)
 	}
 }
 

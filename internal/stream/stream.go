@@ -310,13 +310,16 @@ func (h *Hub) Restore(events []Event, seq int64) {
 }
 
 // Gap says that events were lost between the last one delivered and the
-// next (the relay lost Redis and what it held): every open subscription
-// gets a resync event naming its topics, and a resume from before the gap
-// is a resync too.
-func (h *Hub) Gap(reason string) {
+// next, whose id is next (the relay lost Redis and what it held, or the
+// leader published to its own streams alone): every open subscription
+// gets a resync event naming its topics, and a resume from before next is
+// a resync too, whether its id is this hub's or one of the lost events'
+// (a client of the leader moving over).
+func (h *Hub) Gap(reason string, next int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seq++ // a position from before the gap is older than every ring's known
+	// A position from before the gap is older than every ring's known.
+	h.seq = max(h.seq+1, next-1)
 	for _, r := range h.rings {
 		r.known = h.seq
 	}
