@@ -50,6 +50,7 @@ import (
 	"mdqs/internal/news"
 	"mdqs/internal/quote"
 	"mdqs/internal/ranking"
+	"mdqs/internal/relay"
 	"mdqs/internal/screener"
 	"mdqs/internal/secmaster"
 	"mdqs/internal/sources"
@@ -488,13 +489,24 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// that build).
 	runner.Add(jobs.Job{Name: jobs.ScreenFrame, About: "the screens' frame", Interval: time.Minute, RunAtStart: true, Run: frame.Refresh})
 	hub := stream.NewHub(stream.Config{Clock: clock, MaxPerClient: cfg.Stream.MaxPerClient})
+	wantsQuotes := func() bool { return hub.Wants(stream.Quote) }
+	instance := tm.instance()
+	if tm.rc != nil {
+		// On a team the leader's events reach every instance's streams
+		// through Redis, with the same ids (package relay); the rings are
+		// filled from it before the listener opens.
+		rel := relay.New(hub, tm.rc, relay.Config{Instance: tm.name, Leader: tm.lead.IsLeader, Log: log})
+		rel.Start(ctx)
+		defer rel.Stop()
+		wantsQuotes, instance.Relay = rel.WantsQuotes, rel.Status
+	}
 	// The stream's quote events come from snapshot refreshes: in the
-	// session, while a stream listens for quotes, the leader refreshes
-	// every quote_age even when no screen, alert or quote request asks (at
-	// most once per age, shared with them); nobody listening costs no
-	// upstream call.
+	// session, while a stream of any instance listens for quotes, the
+	// leader refreshes every quote_age even when no screen, alert or quote
+	// request asks (at most once per age, shared with them); nobody
+	// listening costs no upstream call.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "quote-refresh", Interval: cfg.Screener.QuoteAge.Duration,
-		Gate: func(now time.Time) bool { return alerts.InWindow(now) && hub.Wants(stream.Quote) },
+		Gate: func(now time.Time) bool { return alerts.InWindow(now) && wantsQuotes() },
 		Run:  func(ctx context.Context) error { _, err := quotes.Quotes(ctx); return err }})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.HotRankClose, About: "the hot rank import", Interval: time.Minute, RunAtStart: true, Run: hot.AtStart})
 	runner.Add(jobs.Job{LeaderOnly: true, Name: jobs.RecordSecurities, About: "the securities record", Interval: 5 * time.Minute, RunAtStart: true, Run: securities.Record})
@@ -561,7 +573,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 		Screener:   screens,
 		LHB:        dragon,
 		Limits:     rateLimits(cfg.Limits, tm.limits()),
-		Instance:   tm.instance(),
+		Instance:   instance,
 		Stream:     hub,
 		Hosts:      hosts,
 		MCP:        mcpDeps(cfg, clock, log, env.Version),

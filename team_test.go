@@ -376,6 +376,9 @@ type teamHealth struct {
 	Redis *struct {
 		Up bool `json:"up"`
 	} `json:"redis"`
+	StreamRelay *struct {
+		Up bool `json:"up"`
+	} `json:"stream_relay"`
 }
 
 var teamHTTP = &http.Client{Timeout: 5 * time.Second}
@@ -1140,18 +1143,29 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 	for _, in := range ins {
 		accept("Redis killed", in)
 	}
-
-	rd.start(t)
-	replayAll(t, "Redis restarted empty", ins, captured, send)
-	if !eventually(15*time.Second, func() bool {
+	// The stream relay says so too (its blocked read fails at once).
+	if !eventually(5*time.Second, func() bool {
 		for _, in := range ins {
-			if h, err := in.health(); err != nil || h.Redis == nil || !h.Redis.Up {
+			if h, err := in.health(); err != nil || h.StreamRelay == nil || h.StreamRelay.Up {
 				return false
 			}
 		}
 		return true
 	}) {
-		t.Fatal("the instances did not see Redis back within 15 s")
+		t.Error("health/instance still says stream_relay up on some instance 5 s after Redis was killed")
+	}
+
+	rd.start(t)
+	replayAll(t, "Redis restarted empty", ins, captured, send)
+	if !eventually(15*time.Second, func() bool {
+		for _, in := range ins {
+			if h, err := in.health(); err != nil || h.Redis == nil || !h.Redis.Up || h.StreamRelay == nil || !h.StreamRelay.Up {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("the instances did not see Redis back within 15 s (health/instance's redis and stream_relay)")
 	}
 	accept("Redis back and seen by every instance", ins[1])
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mdqs/internal/cluster"
+	"mdqs/internal/relay"
 )
 
 // InstanceDeps say who this process is among a deployment's instances.
@@ -16,13 +17,16 @@ type InstanceDeps struct {
 	Leader func() bool
 	// Redis is the shared state's status; nil without cache.redis.
 	Redis func() cluster.Status
+	// Relay is the stream relay's status; nil without cache.redis.
+	Relay func() relay.Status
 }
 
 type instanceHealth struct {
 	Instance string          `json:"instance"`
 	Leader   bool            `json:"leader"`
 	Store    storeHealth     `json:"store"`
-	Redis    *cluster.Status `json:"redis"` // null: no shared state configured
+	Redis    *cluster.Status `json:"redis"`        // null: no shared state configured
+	Relay    *relay.Status   `json:"stream_relay"` // null: no shared state configured
 }
 
 type storeHealth struct {
@@ -52,6 +56,10 @@ func (s *Server) instanceHealth(ctx context.Context) instanceHealth {
 	if s.Instance.Redis != nil {
 		st := s.Instance.Redis()
 		h.Redis = &st
+	}
+	if s.Instance.Relay != nil {
+		st := s.Instance.Relay()
+		h.Relay = &st
 	}
 	return h
 }

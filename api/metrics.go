@@ -118,6 +118,11 @@ func newSnapshotCollector(s *Server) *snapshotCollector {
 		{"mdqs_leader", prometheus.GaugeValue, "1 while this instance leads (runs the background jobs), 0 while it follows.", nil},
 		{"mdqs_redis_up", prometheus.GaugeValue, "1 while the shared state (cache.redis) answers; absent without it.", nil},
 		{"mdqs_redis_failures_total", prometheus.CounterValue, "Calls to the shared state that failed (the instance served from its own memory).", nil},
+		{"mdqs_stream_relay_up", prometheus.GaugeValue, "1 while the stream relay reads and appends through Redis; absent without cache.redis.", nil},
+		{"mdqs_stream_relay_delivered_total", prometheus.CounterValue, "Relayed stream events delivered to this instance's streams.", nil},
+		{"mdqs_stream_relay_published_total", prometheus.CounterValue, "Stream events this instance appended to the relay as the leader.", nil},
+		{"mdqs_stream_relay_local_total", prometheus.CounterValue, "Stream events the leader published to its own streams alone, Redis being away.", nil},
+		{"mdqs_stream_relay_gaps_total", prometheus.CounterValue, "Resyncs sent to this instance's streams because relayed events were lost.", nil},
 		{"go_gc_cycles_total", prometheus.CounterValue, "Completed GC cycles.", nil},
 		{"go_gc_pause_seconds_total", prometheus.CounterValue, "Total GC stop-the-world pause.", nil},
 
@@ -182,6 +187,14 @@ func (c *snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		st := s.Instance.Redis()
 		emit("mdqs_redis_up", boolGauge(st.Up))
 		emit("mdqs_redis_failures_total", float64(st.Failures))
+	}
+	if s.Instance.Relay != nil {
+		st := s.Instance.Relay()
+		emit("mdqs_stream_relay_up", boolGauge(st.Up))
+		emit("mdqs_stream_relay_delivered_total", float64(st.Delivered))
+		emit("mdqs_stream_relay_published_total", float64(st.Published))
+		emit("mdqs_stream_relay_local_total", float64(st.Local))
+		emit("mdqs_stream_relay_gaps_total", float64(st.Gaps))
 	}
 	// The Go collector has no exact GC pause total (the runtime's metrics
 	// give a histogram of pauses), and these two series are older than it.

@@ -31,7 +31,7 @@ var layers = []struct {
 	{"services", []string{
 		"internal/board", "internal/kline", "internal/ranking", "internal/movement", "internal/bridge",
 		"internal/corpaction", "internal/hotrank", "internal/news", "internal/finance", "internal/quote",
-		"internal/screener", "internal/alert", "internal/stream", "internal/cluster", "internal/sources", "internal/secmaster", "internal/indexmembers", "internal/etf",
+		"internal/screener", "internal/alert", "internal/stream", "internal/relay", "internal/cluster", "internal/sources", "internal/secmaster", "internal/indexmembers", "internal/etf",
 		"internal/crosssection", "internal/limitpool", "internal/archive", "jobs",
 		"internal/lhb", "internal/doctor", "internal/export"}},
 	{"edges: the HTTP API, the MCP server over it, and the commands", []string{"api", "internal/mcpserver", "internal/cli"}},

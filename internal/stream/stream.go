@@ -165,9 +165,16 @@ func (c *Config) defaults() {
 	}
 }
 
+// Relay carries a team's events to every instance (package relay): once
+// set, Publish hands each event to it instead of fanning it out, and the
+// relay hands every instance's copy back through Deliver, so every hub
+// holds the same events with the same ids.
+type Relay interface{ Send(Event) }
+
 // Hub is the publishers' and subscribers' meeting point.
 type Hub struct {
-	cfg Config
+	cfg   Config
+	relay Relay // set before serving, then only read
 
 	mu      sync.Mutex
 	seq     int64
@@ -201,19 +208,70 @@ func NewHub(cfg Config) *Hub {
 // Config is the hub's configuration, defaults filled in.
 func (h *Hub) Config() Config { return h.cfg }
 
+// SetRelay makes Publish hand every event to r; call it before the hub
+// serves.
+func (h *Hub) SetRelay(r Relay) { h.relay = r }
+
 // Publish hands an event to every subscriber whose filter takes it and
-// returns it with its ID. It never waits for a subscriber.
+// returns it with its ID. It never waits for a subscriber. With a relay
+// set, the relay gets the event instead (its ID is the relay's to give)
+// and Publish returns it as given.
 func (h *Hub) Publish(ev Event) Event {
+	if h.relay != nil {
+		h.relay.Send(ev)
+		return ev
+	}
+	return h.PublishLocal(ev)
+}
+
+// PublishLocal is Publish on this hub alone, whatever the relay: the
+// relay's fallback while Redis is away.
+func (h *Hub) PublishLocal(ev Event) Event {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ev
 	}
-	if r, ok := h.rings[ev.Topic]; ok {
+	if _, ok := h.rings[ev.Topic]; ok {
 		// A hybrid clock: unique, increasing, and ahead of any id an
 		// earlier process gave out while the host's clock moves forward.
-		h.seq = max(h.seq+1, h.cfg.Clock.Now().UnixMicro())
+		h.seq = h.next()
 		ev.ID = h.seq
+	}
+	h.fanOut(ev)
+	return ev
+}
+
+// Next is the id the next local event would get: the relay's candidate
+// for the id of the event it adds.
+func (h *Hub) Next() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.next()
+}
+
+func (h *Hub) next() int64 { return max(h.seq+1, h.cfg.Clock.Now().UnixMicro()) }
+
+// Deliver fans out an event the relay read back, keeping its ID: every
+// instance's hub gives it the id the publisher's relay gave it, so a
+// Last-Event-ID of one instance resumes on another. The hub's sequence
+// rises to the id, so a stream's position never goes back.
+func (h *Hub) Deliver(ev Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	if _, ok := h.rings[ev.Topic]; ok {
+		h.seq = max(h.seq, ev.ID)
+	}
+	h.fanOut(ev)
+}
+
+// fanOut keeps a ring topic's event for resuming and queues ev for every
+// subscriber that takes it; h.mu is held.
+func (h *Hub) fanOut(ev Event) {
+	if r, ok := h.rings[ev.Topic]; ok {
 		if len(r.events) == h.cfg.Ring {
 			r.known = r.events[0].ID
 			r.events[0] = Event{}
@@ -226,7 +284,67 @@ func (h *Hub) Publish(ev Event) Event {
 			s.push(ev)
 		}
 	}
-	return ev
+}
+
+// Restore fills the rings with the relay's recent events (oldest first,
+// ids increasing) and sets the sequence to seq, the id of the last event
+// the relay holds (0: none), before the hub serves: a restarted instance
+// resumes the streams of the others. What came before the first event is
+// unknown, so a resume from before it is a resync.
+func (h *Hub) Restore(events []Event, seq int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq = seq
+	known := seq
+	if len(events) > 0 {
+		known = events[0].ID - 1
+	}
+	for _, r := range h.rings {
+		r.events, r.known = nil, known
+	}
+	for _, ev := range events {
+		if _, ok := h.rings[ev.Topic]; ok {
+			h.fanOut(ev)
+		}
+	}
+}
+
+// Gap says that events were lost between the last one delivered and the
+// next, whose id is next (the relay lost Redis and what it held, or the
+// leader published to its own streams alone): every open subscription
+// gets a resync event naming its topics, and a resume from before next is
+// a resync too, whether its id is this hub's or one of the lost events'
+// (a client of the leader moving over).
+func (h *Hub) Gap(reason string, next int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// A position from before the gap is older than every ring's known.
+	h.seq = max(h.seq+1, next-1)
+	for _, r := range h.rings {
+		r.known = h.seq
+	}
+	for s := range h.subs {
+		s.push(Event{Type: TypeResync, Data: resyncData(s.filter.Topics, reason, false)})
+	}
+}
+
+// WantedCodes are the codes the open subscriptions to t (quotes, alerts)
+// ask for: a team's relay carries only the quotes some stream wants.
+func (h *Hub) WantedCodes(t Topic) []market.Code {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []market.Code
+	for s := range h.subs {
+		if !slices.Contains(s.filter.Topics, t) {
+			continue
+		}
+		for _, c := range s.filter.Codes {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // Wants says whether an open subscription takes topic: a publisher whose
