@@ -51,7 +51,7 @@ type DeliveryAttempt struct {
 // the webhook to send to) and its events.
 type ClaimedDelivery struct {
 	AlertDelivery
-	Claim  string // the token RecordDeliveryAttempt must show
+	Claim string // the token RecordDeliveryAttempt must show
 	Alert Alert
 	Fired []AlertEvent // its events, in order
 }
