@@ -4,7 +4,9 @@
 // and handed to whoever pushes it, the stream), and the code stays quiet
 // for the alert's cooldown. Alerts and their events live in the store, so
 // they survive a restart and are shared by the instances of a deployment
-// (the evaluation runs on the leader).
+// (the evaluation runs on the leader). An alert with a webhook also sends
+// each evaluation's firings as one message, through an outbox in the store
+// that the leader's worker drains (deliver.go).
 package alert
 
 import (
