@@ -184,3 +184,27 @@ func FuzzInterpret(f *testing.F) {
 		}
 	})
 }
+
+// Validate takes any input without panicking, and what it accepts with
+// allow_private off is an http(s) URL whose host, when an address, is public.
+func FuzzValidate(f *testing.F) {
+	f.Add("http://127.0.0.1:9/h", "generic", "s")
+	f.Add("https://[::ffff:10.0.0.1]/robot/send?access_token=x", "dingtalk", "")
+	f.Add("https://0x7f.1/h", "generic", "s")
+	f.Fuzz(func(t *testing.T, raw, format, secret string) {
+		err := webhook.Validate(context.Background(), webhook.Target{URL: raw, Format: format, Secret: secret}, false, nil)
+		if err != nil {
+			if market.KindOf(err) != market.KindInvalid {
+				t.Fatalf("Validate(%q) = %v, not a 400", raw, err)
+			}
+			return
+		}
+		u, perr := url.Parse(raw)
+		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			t.Fatalf("Validate accepted %q", raw)
+		}
+		if a, aerr := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); aerr == nil && webhook.Private(a) {
+			t.Fatalf("Validate accepted the private %q", raw)
+		}
+	})
+}
