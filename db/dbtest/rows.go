@@ -116,8 +116,8 @@ func UndoAfter(t testing.TB, v int) []string {
 			out = append(out, "ALTER TABLE "+m[1]+" DROP COLUMN "+m[2])
 		}
 	}
-	for _, name := range later {
-		out = append(out, "DROP TABLE "+name)
+	for i := len(later) - 1; i >= 0; i-- { // children before the parents their foreign keys name
+		out = append(out, "DROP TABLE "+later[i])
 	}
 	return out
 }
