@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -208,5 +212,40 @@ func TestCreateChecksTheWebhook(t *testing.T) {
 		Webhook: &webhook.Target{URL: "https://203.119.128.1/robot/send?access_token=x", Format: "dingtalk", Secret: "SECx"}})
 	if err != nil || a.Webhook.Secret != "SECx" || a.Webhook.Format != "dingtalk" {
 		t.Errorf("a public robot: %v %+v", err, a.Webhook)
+	}
+}
+
+// Two instances that both believe they lead (a leadership handing over)
+// drain one outbox at once: each message reaches the robot once.
+func TestTwoWorkersSendEachMessageOnce(t *testing.T) {
+	f := webhookFixture(t, time.Hour, &bytes.Buffer{})
+	ctx := context.Background()
+	robot := webhooktest.NewReceiver(t, "wecom", "k-123", f.clock.Now)
+	for i := range 3 {
+		if _, err := f.svc.Create(ctx, "c", alert.Request{Expression: fmt.Sprintf("pct > %d", i),
+			Webhook: &webhook.Target{URL: robot.URL(), Format: "wecom"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.evaluate(t)
+	f.clock.Advance(time.Hour)
+	f.evaluate(t) // a cooldown later: three more messages
+	other := alert.New(f.store, screener.NewFrame(f.store, f.board, nil, nil, market.DefaultCalendar(), f.clock, time.Minute),
+		market.DefaultCalendar(), f.clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		alert.Config{Webhooks: alert.Webhooks{AllowPrivate: true, Timeout: 2 * time.Second}})
+	var wg sync.WaitGroup
+	tried := make([]int, 2)
+	for i, svc := range []*alert.Service{f.svc, other} {
+		wg.Go(func() {
+			n, err := svc.Deliver(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			tried[i] = n
+		})
+	}
+	wg.Wait()
+	if got := len(robot.Received()); got != 6 || tried[0]+tried[1] != 6 {
+		t.Fatalf("the robot got %d messages, the workers tried %v; want 6 in all", got, tried)
 	}
 }
