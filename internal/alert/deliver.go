@@ -88,7 +88,7 @@ func (s *Service) deliver(ctx context.Context, c db.ClaimedDelivery) error {
 			out.State = db.DeliveryFailed
 		case s.hooks.RetryFor < 0 || out.NextAt.Sub(c.CreatedAt) > s.hooks.RetryFor:
 			out.State = db.DeliveryFailed
-			out.LastError = fmt.Sprintf("gave up after %d tries over %s: %s", c.Attempts+1, at.Sub(c.CreatedAt).Round(time.Second), r.Message)
+			out.LastError = fmt.Sprintf("gave up after try %d, %s after the firing: %s", c.Attempts+1, at.Sub(c.CreatedAt).Round(time.Second), r.Message)
 		}
 		// The URL redacted (the robot's credential is in it), never the secret.
 		s.log.Warn("alert webhook failed", "alert", a.ID, "client", a.ClientID, "delivery", c.ID, "url", webhook.Redact(a.Webhook.URL),

@@ -143,7 +143,7 @@ func TestWebhookGivesUpAfterRetryFor(t *testing.T) {
 	// Tries at 0, 5, 15 and 35 s; the next would be at 75 s, past 1 min.
 	ds, _ := f.svc.Deliveries(ctx, "c", a.ID, 10)
 	if len(ds) != 1 || ds[0].State != db.DeliveryFailed || len(ds[0].Tries) != 4 || len(robot.Received()) != 4 ||
-		!strings.Contains(ds[0].LastError, "gave up after 4 tries over 35s: HTTP 502 Bad Gateway") {
+		!strings.Contains(ds[0].LastError, "gave up after try 4, 35s after the firing: HTTP 502 Bad Gateway") {
 		t.Fatalf("after a minute of failures: %+v, the robot got %d", ds, len(robot.Received()))
 	}
 }
@@ -247,5 +247,22 @@ func TestTwoWorkersSendEachMessageOnce(t *testing.T) {
 	wg.Wait()
 	if got := len(robot.Received()); got != 6 || tried[0]+tried[1] != 6 {
 		t.Fatalf("the robot got %d messages, the workers tried %v; want 6 in all", got, tried)
+	}
+}
+
+// alerts.webhook_retry_for = 0 (main passes a negative RetryFor): one try.
+func TestWebhookOneTryWithoutRetries(t *testing.T) {
+	f := webhookFixture(t, -1, &bytes.Buffer{})
+	ctx := context.Background()
+	robot := webhooktest.NewReceiver(t, "generic", "s", f.clock.Now)
+	robot.SetFail(http.StatusServiceUnavailable)
+	a, _ := f.svc.Create(ctx, "c", alert.Request{Expression: "pct > 8", Webhook: &webhook.Target{URL: robot.URL(), Format: "generic", Secret: "s"}})
+	f.evaluate(t)
+	f.deliver(t)
+	f.clock.Advance(time.Hour)
+	f.deliver(t)
+	ds, _ := f.svc.Deliveries(ctx, "c", a.ID, 10)
+	if len(ds) != 1 || ds[0].State != db.DeliveryFailed || len(robot.Received()) != 1 || !strings.Contains(ds[0].LastError, "gave up after try 1, 0s after the firing: HTTP 503") {
+		t.Fatalf("one try only: %+v, the robot got %d", ds, len(robot.Received()))
 	}
 }
