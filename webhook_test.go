@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"mdqs/internal/client"
+	"mdqs/internal/loadgen"
 	"mdqs/internal/webhook/webhooktest"
 )
 
@@ -141,5 +145,61 @@ func TestAlertWebhooksSurviveKill9(t *testing.T) {
 		if tr.OK || tr.HTTPStatus != http.StatusServiceUnavailable {
 			t.Errorf("a try before the kill: %+v, want a 503", tr)
 		}
+	}
+}
+
+// The built mdqs, as a trader runs it (demo market, [alerts] from its
+// configuration file, the wall clock): an alert's webhook_test reaches a
+// Feishu robot, which checks the signature against its own clock as
+// Feishu does, at any hour (this test runs whenever CI does).
+func TestAlertWebhookTestThroughTheBuiltBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the built mdqs on a demo store")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[alerts]\nwebhook_allow_private = true\npublic_url = \"https://mdqs.example.com/\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadgen.Start(buildBinary(t), []string{"-config", cfg, "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "mdqs.db")},
+		loadgen.StartOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(30 * time.Second)
+	robot := webhooktest.NewReceiver(t, "feishu", "feishu-signing-secret", time.Now)
+	demo := client.New(p.Addr, "demo", "demo-secret")
+	var created *client.Response
+	body := json.RawMessage(`{"name":"盘后测试","expression":"pct > 9","webhook":{"url":"` + robot.URL() + `","format":"feishu","secret":"feishu-signing-secret"}}`)
+	if !eventually(60*time.Second, func() bool {
+		created, err = demo.Do(context.Background(), http.MethodPost, "/v1/api/alerts", body)
+		return err == nil && created.Status == http.StatusOK
+	}) {
+		t.Fatalf("create an alert on the built mdqs: %v %+v\n%s", err, created, p.Logs())
+	}
+	var env struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	json.Unmarshal(created.Body, &env)
+	resp := do(t, demo, http.MethodPost, "/v1/api/alerts/webhook_test", map[string]string{"id": env.Data.ID})
+	var answer struct {
+		Data struct {
+			OK         bool   `json:"ok"`
+			VendorCode *int   `json:"vendor_code"`
+			Message    string `json:"message"`
+		} `json:"data"`
+	}
+	if resp.Status != http.StatusOK || json.Unmarshal(resp.Body, &answer) != nil || !answer.Data.OK || answer.Data.VendorCode == nil ||
+		*answer.Data.VendorCode != 0 || answer.Data.Message != "success" {
+		t.Fatalf("webhook_test: HTTP %d %s", resp.Status, resp.Body)
+	}
+	got := robot.Received()
+	if len(got) != 1 || !strings.Contains(string(got[0].Body), "【mdqs 测试】盘后测试") || !strings.Contains(string(got[0].Body), "查看：https://mdqs.example.com/") {
+		t.Fatalf("the robot got %d requests: %s", len(got), got)
+	}
+	if strings.Contains(p.Logs(), "feishu-signing-secret") || strings.Contains(p.Logs(), "2f4c0c2e-7a4b") {
+		t.Errorf("the server's log shows the secret or the hook id:\n%s", p.Logs())
 	}
 }
