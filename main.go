@@ -414,7 +414,13 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	// A screen of a past date screens the stocks listed that day.
 	frame.ReadPastFrom(securities)
-	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{})
+	retryFor := cfg.Alerts.WebhookRetryFor.Duration
+	if retryFor == 0 {
+		retryFor = -1 // alert.Webhooks: negative is one try, zero the default
+	}
+	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{Webhooks: alert.Webhooks{
+		AllowPrivate: cfg.Alerts.WebhookAllowPrivate, Timeout: cfg.Alerts.WebhookTimeout.Duration,
+		RetryFor: retryFor, PublicURL: cfg.Alerts.PublicURL}})
 	// Screens read the bars, chips and signals of the day the end-of-day
 	// job has just stored: the job rebuilds the frame once it is done.
 	eodCfg.Derived = func(market.Day) { frame.Invalidate() }
@@ -483,6 +489,11 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	// Alerts see each quote refresh: the frame refreshes its snapshot when
 	// it is quote_age old, so evaluating as often finds every one.
 	runner.Add(jobs.Job{LeaderOnly: true, Name: "alerts", Interval: cfg.Screener.QuoteAge.Duration, Gate: alerts.InWindow, Run: alerts.Job})
+	// Their webhooks' outbox, at any hour (a message still retrying after
+	// the close goes on): one read a second while nothing is due; only the
+	// leader sends, and a claim in the store keeps a second would-be
+	// leader from sending the same message.
+	runner.Add(jobs.Job{LeaderOnly: true, Name: "alert-webhooks", About: "the alerts' webhook messages", Interval: time.Second, Run: alerts.DeliverJob})
 	// Every instance builds its screens' frame at start and again when the
 	// trading day moves on or another instance's end of day derived a new
 	// day, before a screen asks (a screen arriving meanwhile waits for

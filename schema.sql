@@ -804,3 +804,49 @@ CREATE TABLE daily_stats (
     concept_out  TEXT NOT NULL,
     sectors_in   TEXT NOT NULL
 );
+
+-- version 29
+-- Alert webhooks through an outbox (issue 36). An alert may name a webhook
+-- (url, format: generic | dingtalk | wecom | feishu, and the secret it
+-- signs with, kept in clear because signing needs it; the API never shows
+-- it). An evaluation that fires events of such an alert writes one row of
+-- alert_deliveries in the same transaction and links its events to it
+-- (alert_events.delivery_id): a burst of codes is one chat message. The
+-- leader's worker claims a due row (state 'sending', claim its random
+-- token, next_ms the claim's end), sends it and records each try in
+-- alert_delivery_attempts (vendor_code: the chat app's errcode or code,
+-- NULL for a generic receiver or no answer); a failed try sets it 'pending' again with next_ms the back-off's end, until the
+-- retry time has passed ('failed'); success is 'sent'; a deleted alert's
+-- unsent rows are 'canceled'. A claim left by a process that died ends at
+-- next_ms and the row is sent again. Times are Unix ms.
+ALTER TABLE alerts ADD COLUMN webhook_url TEXT NOT NULL DEFAULT '';
+ALTER TABLE alerts ADD COLUMN webhook_format TEXT NOT NULL DEFAULT '';
+ALTER TABLE alerts ADD COLUMN webhook_secret TEXT NOT NULL DEFAULT '';
+ALTER TABLE alert_events ADD COLUMN delivery_id INTEGER;
+CREATE INDEX alert_events_by_delivery ON alert_events(delivery_id) WHERE delivery_id IS NOT NULL;
+CREATE TABLE alert_deliveries (
+    id         INTEGER PRIMARY KEY,
+    alert_id   TEXT NOT NULL,
+    client_id  TEXT NOT NULL,
+    events     INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    state      TEXT NOT NULL,
+    next_ms    INTEGER NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    claim      TEXT NOT NULL DEFAULT '',
+    done_ms    INTEGER,
+    last_error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX alert_deliveries_due ON alert_deliveries(state, next_ms);
+CREATE INDEX alert_deliveries_by_alert ON alert_deliveries(alert_id, id);
+CREATE TABLE alert_delivery_attempts (
+    delivery_id INTEGER NOT NULL REFERENCES alert_deliveries(id) ON DELETE CASCADE,
+    attempt     INTEGER NOT NULL,
+    at_ms       INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    http_status INTEGER NOT NULL,
+    vendor_code INTEGER,
+    message     TEXT NOT NULL,
+    ok          INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+) WITHOUT ROWID;

@@ -40,7 +40,7 @@ func csvOf(path string) (csvRows, bool) {
 		"/v1/api/securities", "/v1/api/meta/stocks", "/v1/api/blocks", "/v1/api/hot_rank", "/v1/api/hot_rank_list",
 		"/v1/api/news/list", "/v1/api/financial-reports", "/v1/api/screener/queue/result", "/v1/api/alerts",
 		"/v1/api/alerts/events", "/v1/api/bars/daily", "/v1/api/bars/minute", "/v1/api/lhb", "/v1/api/lhb/seats",
-		"/v1/api/limit_pool":
+		"/v1/api/limit_pool", "/v1/api/alerts/deliveries":
 		return data("items")
 	case "/v1/api/kline", "/v1/api/kline/with_realtime", "/v1/api/kline/adjusted", "/v1/api/intraday/kline", "/v1/api/minutes":
 		return data("rows")

@@ -92,7 +92,7 @@ func TestEveryListOffersCSV(t *testing.T) {
 		"/v1/api/monitor/chip_metrics", "/v1/api/securities", "/v1/api/archive/status", "/v1/api/meta/stocks",
 		"/v1/api/blocks", "/v1/api/block/members", "/v1/api/minutes", "/v1/api/hot_rank", "/v1/api/hot_rank/detail",
 		"/v1/api/hot_rank_list", "/v1/api/news/list", "/v1/api/financial-reports", "/v1/api/screener/queue/result",
-		"/v1/api/screener/fields", "/v1/api/alerts", "/v1/api/alerts/events", "/v1/api/quotes", "/v1/api/bars/daily",
+		"/v1/api/screener/fields", "/v1/api/alerts", "/v1/api/alerts/events", "/v1/api/alerts/deliveries", "/v1/api/quotes", "/v1/api/bars/daily",
 		"/v1/api/bars/minute", "/v1/api/index/members", "/v1/api/index/changes", "/v1/api/lhb", "/v1/api/lhb/seats",
 		"/v1/api/limit_pool", "/v1/api/limit_ladder", "/v1/api/etfs", "/v1/api/calendar"}
 	slices.Sort(want)

@@ -62,13 +62,17 @@ type harnessConfig struct {
 	deps            *Deps
 	terminal        string // a fake terminal folder for the bridge; "" = none
 	screener        screener.Config
-	stopped         bool   // leave the screener's workers off: jobs stay queued
-	demoMode        bool   // rank and serve sectors from the demo market, as `go run .` does
-	target          string // the store's file or URL; "" = dbtest's choice
-	push2his        string // a fake push2his for adjusted bars without actions; "" = none
-	backfill        int    // security-master days back-filled from the demo's past; 0 = none
-	archiveTerminal string // the terminal folder the archive's quality compares; "" = none
+	stopped         bool          // leave the screener's workers off: jobs stay queued
+	demoMode        bool          // rank and serve sectors from the demo market, as `go run .` does
+	target          string        // the store's file or URL; "" = dbtest's choice
+	push2his        string        // a fake push2his for adjusted bars without actions; "" = none
+	backfill        int           // security-master days back-filled from the demo's past; 0 = none
+	archiveTerminal string        // the terminal folder the archive's quality compares; "" = none
+	alerts          *alert.Config // nil: at most 3 alerts a client, webhooks to public addresses only
 }
+
+// withAlerts sets the alert service's configuration.
+func withAlerts(cfg alert.Config) harnessOpt { return func(c *harnessConfig) { c.alerts = &cfg } }
 
 // withSecurityHistory back-fills the security master from the demo
 // market's past, days trading days before the day Record runs, as demo
@@ -168,7 +172,11 @@ func newHarness(t testing.TB, opts ...harnessOpt) *harness {
 		TerminalDir: cmp.Or(hc.archiveTerminal, hc.terminal)}) // the bridge's folder, as archive.FromConfig gives it
 	frame := screener.NewFrame(store, deps.Quotes, nil, nil, cal, clock, 0)
 	frame.ReadPastFrom(deps.Securities)
-	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alert.Config{MaxPerClient: 3})
+	alertCfg := alert.Config{MaxPerClient: 3}
+	if hc.alerts != nil {
+		alertCfg = *hc.alerts
+	}
+	deps.Alerts = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60}, log, alertCfg)
 	deps.Screener = screener.NewQueue(store, frame, clock, log, hc.screener)
 	if !hc.stopped {
 		if err := deps.Screener.Start(context.Background()); err != nil {

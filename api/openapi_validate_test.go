@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -22,9 +23,11 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"mdqs/db"
+	"mdqs/internal/alert"
 	"mdqs/internal/kline"
 	"mdqs/internal/market"
 	"mdqs/internal/secmaster"
+	"mdqs/internal/webhook/webhooktest"
 )
 
 // contract validates requests and responses against the served OpenAPI
@@ -232,7 +235,11 @@ func (h *harness) raw(method, target string, body []byte, header http.Header) re
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	// The screener starts stopped, so that a screen stays queued to be
 	// canceled; the test starts it after.
-	h := newInfoHarnessAt(t, t0, withTerminal(t), withScreener(5, true))
+	// Webhooks may reach this machine: the alert with a webhook sends to a
+	// local robot.
+	h := newInfoHarnessAt(t, t0, withTerminal(t), withScreener(5, true), withAlerts(alert.Config{MaxPerClient: 5,
+		Webhooks: alert.Webhooks{AllowPrivate: true, Timeout: 2 * time.Second,
+			Resolve: func(context.Context, string, string) ([]netip.Addr, error) { return nil, nil }}}))
 	c := newContract(t, h.harness)
 	admin := h.admin
 	h.addClient("market", "secret-m", clientOpts{scopes: "market"})
@@ -327,8 +334,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	h.waitScreen(t, admin, screenID)
 	created := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > -100","universe":{"codes":["600519.SH"]},"cooldown":"15m","name":"any move"}`), admin)
 	alertID, _ := dataOf(created)["id"].(string)
+	robot := webhooktest.NewReceiver(t, "dingtalk", "SECabc", h.clock.Now)
+	hooked := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > -100","universe":{"codes":["600519.SH"]},"name":"钉钉",`+
+		`"webhook":{"url":"`+robot.URL()+`","format":"dingtalk","secret":"SECabc"}}`), admin)
+	hookedID, _ := dataOf(hooked)["id"].(string)
 	if _, err := h.api.Alerts.Evaluate(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := h.api.Alerts.Deliver(context.Background()); err != nil || n != 1 {
+		t.Fatalf("deliver: %d, %v", n, err)
 	}
 	doomed := want(200, http.MethodPost, "/v1/api/alerts", []byte(`{"expression":"pct > 0"}`), admin)
 	doomedID, _ := dataOf(doomed)["id"].(string)
@@ -481,6 +495,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{404, "GET", "/v1/api/alerts?id=nope", ""},
 		{400, "POST", "/v1/api/alerts", `{"expression":"pct >"}`},
 		{200, "GET", "/v1/api/alerts/events?since=0&limit=5", ""},
+		{200, "GET", "/v1/api/alerts/deliveries?id=" + hookedID, ""},
+		{400, "GET", "/v1/api/alerts/deliveries", ""},
+		{404, "GET", "/v1/api/alerts/deliveries?id=nope", ""},
+		{200, "POST", "/v1/api/alerts/webhook_test", `{"id":"` + hookedID + `"}`},
+		{409, "POST", "/v1/api/alerts/webhook_test", `{"id":"` + alertID + `"}`},
+		{400, "POST", "/v1/api/alerts/webhook_test", `{}`},
+		{400, "POST", "/v1/api/alerts", `{"expression":"pct > 1","webhook":{"url":"ftp://x/y","format":"generic","secret":"s"}}`},
 		{400, "GET", "/v1/api/alerts/events?since=x", ""},
 		{200, "DELETE", "/v1/api/alerts?id=" + doomedID, ""},
 		{404, "POST", "/v1/api/alerts/cancel", `{"id":"` + doomedID + `"}`},

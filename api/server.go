@@ -246,6 +246,8 @@ func (s *Server) routes() {
 	s.protected(http.MethodDelete, "/v1/api/alerts", auth.ScopeScreener, s.handleAlertDelete)
 	s.protected(http.MethodPost, "/v1/api/alerts/cancel", auth.ScopeScreener, s.handleAlertCancel)
 	s.protected(http.MethodGet, "/v1/api/alerts/events", auth.ScopeScreener, s.handleAlertEvents)
+	s.protected(http.MethodGet, "/v1/api/alerts/deliveries", auth.ScopeScreener, s.handleAlertDeliveries)
+	s.protected(http.MethodPost, "/v1/api/alerts/webhook_test", auth.ScopeScreener, s.handleAlertWebhookTest)
 	s.protected(http.MethodGet, "/v1/api/intraday/kline", auth.ScopeKline, s.waits(s.handleIntraday))
 	s.protected(http.MethodGet, "/v1/api/indicators/macd_bs", auth.ScopeKline, s.waits(s.handleMACDBS))
 	s.protected(http.MethodGet, "/v1/api/indicators/micro_momentum", auth.ScopeKline, s.waits(s.fedBy(s.handleMicroMomentum, jobs.KlineEndOfDay)))

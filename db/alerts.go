@@ -18,7 +18,21 @@ type Alert struct {
 	Universe   json.RawMessage
 	Cooldown   time.Duration // a code that fired stays quiet this long
 	CreatedAt  time.Time
+	// Webhook is where its firings are also sent; the zero value: nowhere.
+	Webhook Webhook
 }
+
+// Webhook is an alert's chat-app or HTTP receiver. Secret is kept in
+// clear because signing needs it; nothing shows it (the API says only
+// whether one is set) and nothing logs it.
+type Webhook struct {
+	URL    string
+	Format string // generic, dingtalk, wecom, feishu
+	Secret string
+}
+
+// Set reports that the alert has a webhook.
+func (w Webhook) Set() bool { return w.URL != "" }
 
 // AlertMatch is a code an alert's expression matched, with the values of
 // the fields the expression used.
@@ -40,13 +54,14 @@ type AlertEvent struct {
 	Fields    json.RawMessage
 }
 
-const alertColumns = `id, client_id, name, expression, universe, cooldown_ms, created_at`
+const alertColumns = `id, client_id, name, expression, universe, cooldown_ms, created_at, webhook_url, webhook_format, webhook_secret`
 
 func scanAlert(row scanner) (Alert, error) {
 	var a Alert
 	var universe string
 	var cooldown, created int64
-	if err := row.Scan(&a.ID, &a.ClientID, &a.Name, &a.Expression, &universe, &cooldown, &created); err != nil {
+	if err := row.Scan(&a.ID, &a.ClientID, &a.Name, &a.Expression, &universe, &cooldown, &created,
+		&a.Webhook.URL, &a.Webhook.Format, &a.Webhook.Secret); err != nil {
 		return a, err
 	}
 	a.Universe = json.RawMessage(universe)
@@ -66,8 +81,9 @@ func (s *Store) CreateAlert(ctx context.Context, a Alert, max int) error {
 		if n >= max {
 			return market.Errorf(market.KindConflict, "client %s already has %d alerts (the most allowed); delete one first", a.ClientID, n)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO alerts (`+alertColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.ClientID, a.Name, a.Expression, string(a.Universe), a.Cooldown.Milliseconds(), a.CreatedAt.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO alerts (`+alertColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.ClientID, a.Name, a.Expression, string(a.Universe), a.Cooldown.Milliseconds(), a.CreatedAt.UnixMilli(),
+			a.Webhook.URL, a.Webhook.Format, a.Webhook.Secret)
 		return classify(err, "insert alert")
 	})
 }
@@ -117,19 +133,28 @@ func (s *Store) DeleteAlert(ctx context.Context, id string, at time.Time) error 
 		if n, _ := res.RowsAffected(); n == 0 {
 			return market.Errorf(market.KindNotFound, "no alert %s", id)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM alert_fires WHERE alert_id = ?`, id)
-		return classify(err, "delete alert")
+		if _, err := tx.ExecContext(ctx, `DELETE FROM alert_fires WHERE alert_id = ?`, id); err != nil {
+			return classify(err, "delete alert")
+		}
+		// Its messages not sent yet are not sent: the trader ended it.
+		_, err = tx.ExecContext(ctx, `UPDATE alert_deliveries SET state = 'canceled', done_ms = ?, claim = ''
+			WHERE alert_id = ? AND state IN ('pending', 'sending')`, at.UnixMilli(), id)
+		return classify(err, "cancel the alert's deliveries")
 	})
 }
 
 // FireAlert records the matches of one evaluation of a: a code fires when
 // it never fired for a or its last firing is a cooldown old, and then its
 // event is stored. One transaction, so an event is stored once whatever
-// instance evaluates; the events fired are returned in order.
+// instance evaluates; the events fired are returned in order. When a has
+// a webhook and anything fired, the same transaction writes one delivery
+// (the outbox row the worker sends) carrying all of them: an event is
+// never stored without its message, nor a message without its events.
 func (s *Store) FireAlert(ctx context.Context, a Alert, matches []AlertMatch, now time.Time) ([]AlertEvent, error) {
 	var fired []AlertEvent
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		fired = fired[:0]
+		var delivery sql.NullInt64
 		for _, m := range matches {
 			var last int64
 			err := tx.QueryRowContext(ctx, `SELECT fired_ms FROM alert_fires WHERE alert_id = ? AND code = ?`, a.ID, m.Code.String()).Scan(&last)
@@ -144,12 +169,22 @@ func (s *Store) FireAlert(ctx context.Context, a Alert, matches []AlertMatch, no
 				ON CONFLICT (alert_id, code) DO UPDATE SET fired_ms = excluded.fired_ms`, a.ID, m.Code.String(), now.UnixMilli()); err != nil {
 				return classify(err, "record alert firing")
 			}
+			if a.Webhook.Set() && !delivery.Valid {
+				if err := tx.QueryRowContext(ctx, `INSERT INTO alert_deliveries (alert_id, client_id, events, created_ms, state, next_ms)
+					VALUES (?, ?, 0, ?, 'pending', ?) RETURNING id`, a.ID, a.ClientID, now.UnixMilli(), now.UnixMilli()).Scan(&delivery); err != nil {
+					return classify(err, "store alert delivery")
+				}
+			}
 			ev := AlertEvent{AlertID: a.ID, AlertName: a.Name, ClientID: a.ClientID, Code: m.Code, Name: m.Name, FiredAt: now, Fields: m.Fields}
-			if err := tx.QueryRowContext(ctx, `INSERT INTO alert_events (alert_id, client_id, code, name, fired_ms, fields)
-				VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, a.ID, a.ClientID, m.Code.String(), m.Name, now.UnixMilli(), string(m.Fields)).Scan(&ev.ID); err != nil {
+			if err := tx.QueryRowContext(ctx, `INSERT INTO alert_events (alert_id, client_id, code, name, fired_ms, fields, delivery_id)
+				VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.ID, a.ClientID, m.Code.String(), m.Name, now.UnixMilli(), string(m.Fields), delivery).Scan(&ev.ID); err != nil {
 				return classify(err, "store alert event")
 			}
 			fired = append(fired, ev)
+		}
+		if delivery.Valid {
+			_, err := tx.ExecContext(ctx, `UPDATE alert_deliveries SET events = ? WHERE id = ?`, len(fired), delivery.Int64)
+			return classify(err, "store alert delivery")
 		}
 		return nil
 	})

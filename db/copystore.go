@@ -44,7 +44,8 @@ var copyOrder = []string{"clients", "tokens", "counters", "snapshot_runs", "sect
 	"screener_results", "store_meta", "movement_timelines", "corporate_actions",
 	"alerts", "alert_fires", "alert_events", "nonces", "listing_days", "security_spans", "security_days", "delistings", "name_changes", "minute_days", "archive_days",
 	"index_observations", "index_member_spans",
-	"lhb_days", "lhb_listings", "lhb_seats", "published_pool_days", "published_pool_rows"}
+	"lhb_days", "lhb_listings", "lhb_seats", "published_pool_days", "published_pool_rows",
+	"alert_deliveries", "alert_delivery_attempts"}
 
 // CopyTo copies every table of a SQLite store into a PostgreSQL store at
 // the same schema version, so a trader who outgrows one PC keeps history,

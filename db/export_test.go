@@ -147,12 +147,12 @@ func (s *Store) BarRows(ctx context.Context, q BarQuery) ([]market.Bar, error) {
 }
 
 // SetSchemaVersion sets the version the store says its schema is at, so
-// that the next Open migrates from there, dropping the tables (drop) the
-// later versions made.
-func (s *Store) SetSchemaVersion(ctx context.Context, v int, drop []string) error {
-	for _, name := range drop {
-		if _, err := s.w.ExecContext(ctx, "DROP TABLE "+name); err != nil {
-			return err
+// that the next Open migrates from there, after running undo (from
+// dbtest.UndoAfter: what the later versions made, dropped).
+func (s *Store) SetSchemaVersion(ctx context.Context, v int, undo []string) error {
+	for _, q := range undo {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	if s.dialect == postgresDialect {

@@ -168,7 +168,7 @@ func TestMigrationPacksTheMinuteRows(t *testing.T) {
 			want[b.Code.String()+string(b.Freq)+name] = bars
 		}
 	}
-	if err := s.SetSchemaVersion(ctx, 19, dbtest.TablesAfter(t, 19)); err != nil {
+	if err := s.SetSchemaVersion(ctx, 19, dbtest.UndoAfter(t, 19)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -28,7 +28,7 @@ func TestMigrationForgetsTheImportedFiles(t *testing.T) {
 	if _, err := s.ReplaceActions(ctx, "tdx", actionsFixture()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSchemaVersion(ctx, 26, dbtest.TablesAfter(t, 26)); err != nil {
+	if err := s.SetSchemaVersion(ctx, 26, dbtest.UndoAfter(t, 26)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,10 +72,7 @@ func AsMinuteRows(t testing.TB, path string) {
 			}
 		}
 	}
-	stmts := []string{`DELETE FROM minute_days`, `PRAGMA user_version = 19`}
-	for _, name := range TablesAfter(t, 19) {
-		stmts = append(stmts, "DROP TABLE "+name)
-	}
+	stmts := append([]string{`DELETE FROM minute_days`, `PRAGMA user_version = 19`}, UndoAfter(t, 19)...)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			t.Fatalf("dbtest: %v", err)
@@ -86,6 +84,42 @@ func AsMinuteRows(t testing.TB, path string) {
 	if len(days) == 0 {
 		t.Fatal("dbtest: no minute day to turn into rows")
 	}
+}
+
+// UndoAfter are the statements that put a store of the current schema
+// back to version v's shape, so that opening it again runs the later
+// migrations as on a store that stayed at v: the indexes first created
+// after v dropped, the columns added after v to v's tables dropped (a migration's
+// ALTER TABLE ... ADD COLUMN would otherwise meet its column), and the
+// tables created after v dropped (TablesAfter).
+func UndoAfter(t testing.TB, v int) []string {
+	t.Helper()
+	schema := SQLiteSchema(t)
+	at := strings.Index(schema, fmt.Sprintf("-- version %d\n", v+1))
+	if at < 0 {
+		return nil
+	}
+	later := TablesAfter(t, v)
+	var out []string
+	index := regexp.MustCompile(`(?m)^CREATE (?:UNIQUE )?INDEX (\w+)`)
+	before := map[string]bool{}
+	for _, m := range index.FindAllStringSubmatch(schema[:at], -1) {
+		before[m[1]] = true
+	}
+	for _, m := range index.FindAllStringSubmatch(schema[at:], -1) {
+		if !before[m[1]] { // one v had (and a later version rebuilt) stays: that version's migration drops it
+			out = append(out, "DROP INDEX IF EXISTS "+m[1])
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN (\w+)`).FindAllStringSubmatch(schema[at:], -1) {
+		if !slices.Contains(later, m[1]) {
+			out = append(out, "ALTER TABLE "+m[1]+" DROP COLUMN "+m[2])
+		}
+	}
+	for i := len(later) - 1; i >= 0; i-- { // children before the parents their foreign keys name
+		out = append(out, "DROP TABLE "+later[i])
+	}
+	return out
 }
 
 // TablesAfter are the tables schema.sql creates after version v: what a

@@ -4,7 +4,9 @@
 // and handed to whoever pushes it, the stream), and the code stays quiet
 // for the alert's cooldown. Alerts and their events live in the store, so
 // they survive a restart and are shared by the instances of a deployment
-// (the evaluation runs on the leader).
+// (the evaluation runs on the leader). An alert with a webhook also sends
+// each evaluation's firings as one message, through an outbox in the store
+// that the leader's worker drains (deliver.go).
 package alert
 
 import (
@@ -13,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +24,7 @@ import (
 	"mdqs/db"
 	"mdqs/internal/market"
 	"mdqs/internal/screener"
+	"mdqs/internal/webhook"
 )
 
 // Config bounds what a client may ask for.
@@ -29,6 +33,7 @@ type Config struct {
 	DefaultCooldown time.Duration // when a request gives none (default 30m)
 	MinCooldown     time.Duration // the shortest allowed (default 1m: the quote refresh)
 	MaxCooldown     time.Duration // the longest (default 7 days)
+	Webhooks        Webhooks
 }
 
 func (c *Config) defaults() {
@@ -44,6 +49,15 @@ func (c *Config) defaults() {
 	if c.MaxCooldown <= 0 {
 		c.MaxCooldown = 7 * 24 * time.Hour
 	}
+	if c.Webhooks.Timeout <= 0 {
+		c.Webhooks.Timeout = 10 * time.Second
+	}
+	if c.Webhooks.RetryFor == 0 {
+		c.Webhooks.RetryFor = time.Hour
+	}
+	if c.Webhooks.Resolve == nil {
+		c.Webhooks.Resolve = net.DefaultResolver.LookupNetIP
+	}
 }
 
 // Service creates, lists and evaluates alerts.
@@ -55,6 +69,8 @@ type Service struct {
 	window market.Window
 	log    *slog.Logger
 	cfg    Config
+	hooks  Webhooks
+	sender *webhook.Sender
 
 	mu       sync.Mutex
 	programs map[string]*screener.Program // compiled once per alert
@@ -63,7 +79,8 @@ type Service struct {
 
 func New(store *db.Store, frame *screener.Frame, cal *market.Calendar, clock market.Clock, window market.Window, log *slog.Logger, cfg Config) *Service {
 	cfg.defaults()
-	return &Service{store: store, frame: frame, cal: cal, clock: clock, window: window, log: log, cfg: cfg, programs: map[string]*screener.Program{}}
+	return &Service{store: store, frame: frame, cal: cal, clock: clock, window: window, log: log, cfg: cfg, programs: map[string]*screener.Program{},
+		hooks: cfg.Webhooks, sender: webhook.NewSender(cfg.Webhooks.AllowPrivate, cfg.Webhooks.Timeout, clock.Now)}
 }
 
 // OnFire registers a receiver of every batch of events an evaluation
@@ -76,6 +93,8 @@ type Request struct {
 	Expression string            `json:"expression"`
 	Universe   screener.Universe `json:"universe"`
 	Cooldown   string            `json:"cooldown"` // a Go duration: 30m, 2h; "" the default
+	// Webhook, when given, also sends each firing there (see Deliver).
+	Webhook *webhook.Target `json:"webhook"`
 }
 
 // Create validates and stores an alert of clientID.
@@ -105,9 +124,16 @@ func (s *Service) Create(ctx context.Context, clientID string, req Request) (db.
 	if cooldown < s.cfg.MinCooldown || cooldown > s.cfg.MaxCooldown {
 		return db.Alert{}, market.Errorf(market.KindInvalid, "cooldown must be %s..%s, got %s", s.cfg.MinCooldown, s.cfg.MaxCooldown, cooldown)
 	}
+	var hook db.Webhook
+	if req.Webhook != nil {
+		if err := webhook.Validate(ctx, *req.Webhook, s.hooks.AllowPrivate, s.hooks.Resolve); err != nil {
+			return db.Alert{}, err
+		}
+		hook = db.Webhook{URL: req.Webhook.URL, Format: req.Webhook.Format, Secret: req.Webhook.Secret}
+	}
 	universe, _ := json.Marshal(req.Universe)
 	a := db.Alert{ID: newID(), ClientID: clientID, Name: name, Expression: req.Expression, Universe: universe,
-		Cooldown: cooldown, CreatedAt: s.clock.Now()}
+		Cooldown: cooldown, CreatedAt: s.clock.Now(), Webhook: hook}
 	if err := s.store.CreateAlert(ctx, a, s.cfg.MaxPerClient); err != nil {
 		return db.Alert{}, err
 	}

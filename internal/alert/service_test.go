@@ -38,6 +38,7 @@ func (b *board) Quotes(ctx context.Context) ([]market.Quote, error) {
 }
 
 type fixture struct {
+	store *db.Store
 	svc   *alert.Service
 	clock *market.FixedClock
 	board *board
@@ -46,14 +47,20 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, alert.Config{MaxPerClient: 3}, io.Discard)
+}
+
+// newFixtureWith is a fixture with cfg, logging to logs.
+func newFixtureWith(t *testing.T, cfg alert.Config, logs io.Writer) *fixture {
+	t.Helper()
 	store := dbtest.Open(t)
 	clock := market.NewFixedClock(time.Date(2026, 11, 23, 10, 0, 0, 0, market.Shanghai()))
 	b := &board{pct: map[string]float64{"600519.SH": 6, "000001.SZ": 2, "300750.SZ": 9}}
 	cal := market.DefaultCalendar()
 	frame := screener.NewFrame(store, b, nil, nil, cal, clock, time.Minute)
-	f := &fixture{clock: clock, board: b}
+	f := &fixture{store: store, clock: clock, board: b}
 	f.svc = alert.New(store, frame, cal, clock, market.Window{Start: 9*60 + 25, End: 15 * 60},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), alert.Config{MaxPerClient: 3})
+		slog.New(slog.NewTextHandler(logs, nil)), cfg)
 	f.svc.OnFire(func(evs []db.AlertEvent) { f.fired = append(f.fired, evs) })
 	return f
 }

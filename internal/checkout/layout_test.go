@@ -25,7 +25,7 @@ var layers = []struct {
 	{"formats, caches and clients of the API", []string{
 		"internal/tdx", "internal/minutepack", "cache", "internal/client", "internal/loadgen"}},
 	{"sources: upstream clients, the demo market, Redis; no HTTP handlers, no store", []string{
-		"internal/upstream", "internal/demo", "internal/demotdx", "internal/sharedstate"}},
+		"internal/upstream", "internal/demo", "internal/demotdx", "internal/sharedstate", "internal/webhook"}},
 	{"configuration and access rules", []string{"internal/config", "internal/auth"}},
 	{"store", []string{"db"}},
 	{"services", []string{
@@ -44,6 +44,7 @@ var testOnly = []string{
 	"internal/checkout", "internal/testservers", "internal/docpage", "internal/loadtest", "internal/faulttest",
 	"internal/dashboardtest", "db/dbtest", "cache/cachetest", "internal/bridge/bridgetest",
 	"internal/hotrank/hotranktest", "internal/sharedstate/redistest", "internal/upstream/upstreamtest",
+	"internal/webhook/webhooktest",
 }
 
 // goPackages maps each folder holding Go files (slash-separated, relative to

@@ -52,10 +52,12 @@ type Config struct {
 	Kline    Kline    `toml:"kline"`
 	TDX      TDX      `toml:"tdx"`
 	Screener Screener `toml:"screener"`
-	Stream   Stream   `toml:"stream"`
-	Cache    Cache    `toml:"cache"`
-	Demo     Demo     `toml:"demo"`
-	Log      Log      `toml:"log"`
+	// Alerts is the alerts' webhooks.
+	Alerts Alerts `toml:"alerts"`
+	Stream Stream `toml:"stream"`
+	Cache  Cache  `toml:"cache"`
+	Demo   Demo   `toml:"demo"`
+	Log    Log    `toml:"log"`
 
 	// ETF is the ETF list (GET /v1/api/etfs).
 	ETF ETF `toml:"etf"`
@@ -467,6 +469,7 @@ func (c Config) Validate() error {
 	}
 	c.validateInfo(bad)
 	c.validateLHB(bad)
+	c.validateAlerts(bad)
 	c.validateLimitPools(bad)
 	c.validateSecurities(bad)
 	c.validateArchive(bad)

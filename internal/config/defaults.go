@@ -87,6 +87,7 @@ func Default() Config {
 			RetentionDays: 180,
 		},
 		LHB:        defaultLHB(),
+		Alerts:     defaultAlerts(),
 		LimitPools: defaultLimitPools(),
 		Finance: Finance{
 			DataCenter:  upstreamAt("https://datacenter-web.eastmoney.com", 20*time.Second, 3, 2),

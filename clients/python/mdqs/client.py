@@ -1201,8 +1201,14 @@ class Client:
         return self.to_frame(items) if as_frame else items
 
     def create_alert(self, expression: str, universe: Optional[Mapping[str, Any]] = None,
-                     cooldown: Optional[str] = None, name: Optional[str] = None) -> Any:
-        """A standing screen that fires events (cooldown e.g. ``"15m"``)."""
+                     cooldown: Optional[str] = None, name: Optional[str] = None,
+                     webhook: Optional[Mapping[str, Any]] = None) -> Any:
+        """A standing screen that fires events (cooldown e.g. ``"15m"``).
+
+        ``webhook`` also sends each firing to a chat robot or receiver:
+        ``{"url": ..., "format": "generic" | "dingtalk" | "wecom" | "feishu",
+        "secret": ...}`` (docs/screens-and-alerts.md#webhooks).
+        """
         body: Dict[str, Any] = {"expression": expression}
         if universe:
             body["universe"] = dict(universe)
@@ -1210,7 +1216,18 @@ class Client:
             body["cooldown"] = cooldown
         if name:
             body["name"] = name
+        if webhook:
+            body["webhook"] = dict(webhook)
         return self.post("/v1/api/alerts", body)
+
+    def alert_deliveries(self, id: str, limit: Optional[int] = None) -> Any:
+        """An alert's webhook messages, newest first, each with its tries."""
+        return self.get("/v1/api/alerts/deliveries", id=id, limit=limit)
+
+    def test_webhook(self, id: str) -> Any:
+        """Send a sample message to an alert's webhook now; data ``ok`` says
+        whether the receiver took it, ``message`` what it said."""
+        return self.post("/v1/api/alerts/webhook_test", {"id": id})
 
     def alerts(self, id: Optional[str] = None) -> Any:
         """The client's alerts (or one with ``id``)."""

@@ -439,6 +439,20 @@ class TestFunctions(ServerTest):
             self.client.alerts(a["id"])
         self.assertEqual(cm.exception.status, 404)
 
+    def test_alert_webhook(self):
+        # A robot on this machine is refused unless alerts.webhook_allow_private.
+        with self.assertRaises(MdqsError) as cm:
+            self.client.create_alert("pct > 1", webhook={"url": "http://127.0.0.1:9/hook", "format": "generic", "secret": "s"})
+        self.assertEqual(cm.exception.status, 400)
+        self.assertIn("alerts.webhook_allow_private", str(cm.exception))
+        # A public address literal (never fires: nothing is sent).
+        a = self.client.create_alert("pct > 10000", name="py hook", webhook={
+            "url": "https://203.0.113.10/robot/send?access_token=py-secret-token", "format": "dingtalk", "secret": "SECpy"})
+        self.assertEqual(a["webhook"], {"url": "https://203.0.113.10/robot/send?access_token=***", "format": "dingtalk",
+                                        "secret_set": True})
+        self.assertEqual(self.client.alert_deliveries(a["id"])["count"], 0)
+        self.client.delete_alert(a["id"])
+
 
 def task_lines(path: str) -> dict:
     """Code lines (not blank, not comments) under each ``# --- `` marker."""
