@@ -116,17 +116,11 @@ func (s *Server) handleAlertDelete(w http.ResponseWriter, r *http.Request) error
 // handleAlertCancel is POST /v1/api/alerts/cancel {"id"}: DELETE in the
 // house style of the screener's cancel, for clients that only POST.
 func (s *Server) handleAlertCancel(w http.ResponseWriter, r *http.Request) error {
-	body, err := s.readBody(r)
+	id, err := s.idBody(r, "alert")
 	if err != nil {
 		return err
 	}
-	var req struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || req.ID == "" {
-		return market.Errorf(market.KindInvalid, `the body must be {"id": "<alert id>"}`)
-	}
-	return s.deleteAlert(w, r, req.ID)
+	return s.deleteAlert(w, r, id)
 }
 
 func (s *Server) deleteAlert(w http.ResponseWriter, r *http.Request, id string) error {
@@ -247,17 +241,11 @@ func (s *Server) handleAlertDeliveries(w http.ResponseWriter, r *http.Request) e
 // ok false and the reason: mdqs did its part, and the answer is the
 // receiver's (a 503 would say mdqs is down, and a client would retry).
 func (s *Server) handleAlertWebhookTest(w http.ResponseWriter, r *http.Request) error {
-	body, err := s.readBody(r)
+	id, err := s.idBody(r, "alert")
 	if err != nil {
 		return err
 	}
-	var req struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || req.ID == "" {
-		return market.Errorf(market.KindInvalid, `the body must be {"id": "<alert id>"}`)
-	}
-	res, err := s.Alerts.TestWebhook(r.Context(), principal(w).ClientID, req.ID)
+	res, err := s.Alerts.TestWebhook(r.Context(), principal(w).ClientID, id)
 	if err != nil {
 		return err
 	}

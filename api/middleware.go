@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -163,6 +164,22 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 		return nil, s.tooLarge()
 	}
 	return body, nil
+}
+
+// idBody reads the body {"id": "..."} of the POSTs that act on one of
+// the client's resources (an alert, a screen); what names it in the error.
+func (s *Server) idBody(r *http.Request, what string) (string, error) {
+	body, err := s.readBody(r)
+	if err != nil {
+		return "", err
+	}
+	var req struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || req.ID == "" {
+		return "", market.Errorf(market.KindInvalid, `the body must be {"id": "<%s id>"}`, what)
+	}
+	return req.ID, nil
 }
 
 func (s *Server) tooLarge() error {

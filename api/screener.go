@@ -112,17 +112,11 @@ func (s *Server) handleScreenerResult(w http.ResponseWriter, r *http.Request) er
 
 // handleScreenerCancel is POST /v1/api/screener/queue/cancel {"id": ...}.
 func (s *Server) handleScreenerCancel(w http.ResponseWriter, r *http.Request) error {
-	body, err := s.readBody(r)
+	id, err := s.idBody(r, "screen")
 	if err != nil {
 		return err
 	}
-	var req struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || req.ID == "" {
-		return market.Errorf(market.KindInvalid, `the body must be {"id": "<screen id>"}`)
-	}
-	job, err := s.Screener.Cancel(r.Context(), principal(w).ClientID, req.ID)
+	job, err := s.Screener.Cancel(r.Context(), principal(w).ClientID, id)
 	if err != nil {
 		return err
 	}
