@@ -1108,7 +1108,7 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 	}
 	server := dbtest.NeedPostgres(t)
 	redistest.URL(t) // a Redis for the tests means redis-server is installed; this test runs one it can kill
-	rd := startOwnRedis(t)
+	rd := redistest.Own(t)
 	target := dbtest.NewSchema(t, server)
 	anchor := time.Now().Round(0)
 	clock := teamClock{start: teamStart, anchor: anchor}
@@ -1117,7 +1117,7 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 	var ins []*teamInstance
 	for _, name := range []string{"a", "b", "c"} {
 		up := newTeamUpstream(t, name, teamStart, hold)
-		ins = append(ins, startTeamInstance(t, name, teamConfig(name, up.srv.URL, rd.url(), "replay:"), target, spec, up, clock))
+		ins = append(ins, startTeamInstance(t, name, teamConfig(name, up.srv.URL, rd.URL(), "replay:"), target, spec, up, clock))
 	}
 	token, err := ins[0].demo.Token(context.Background())
 	if err != nil {
@@ -1139,7 +1139,7 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 	}
 	accept("Redis up", ins[0])
 
-	rd.kill(t)
+	rd.Kill(t)
 	for _, in := range ins {
 		accept("Redis killed", in)
 	}
@@ -1155,7 +1155,7 @@ func TestTeamRefusesEveryReplayWhateverRedisDoes(t *testing.T) {
 		t.Error("health/instance still says stream_relay up on some instance 5 s after Redis was killed")
 	}
 
-	rd.start(t)
+	rd.Start(t)
 	replayAll(t, "Redis restarted empty", ins, captured, send)
 	if !eventually(15*time.Second, func() bool {
 		for _, in := range ins {
@@ -1197,67 +1197,6 @@ func whoamiOn(t *testing.T, in *teamInstance, h http.Header) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
-}
-
-// ownRedis is a redis-server the test starts, kills and starts again on
-// the same port, with nothing on disk: a restart comes back empty.
-type ownRedis struct {
-	port int
-	dir  string
-	cmd  *exec.Cmd
-}
-
-func startOwnRedis(t *testing.T) *ownRedis {
-	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is not installed (apt-get install redis-server): %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	r := &ownRedis{port: port, dir: t.TempDir()}
-	r.start(t)
-	t.Cleanup(func() {
-		if r.cmd != nil {
-			r.cmd.Process.Kill()
-			r.cmd.Wait()
-		}
-	})
-	return r
-}
-
-func (r *ownRedis) url() string { return fmt.Sprintf("redis://127.0.0.1:%d", r.port) }
-
-func (r *ownRedis) start(t *testing.T) {
-	t.Helper()
-	r.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port),
-		"--save", "", "--appendonly", "no", "--dir", r.dir)
-	r.cmd.Stdout, r.cmd.Stderr = io.Discard, io.Discard
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if !eventually(5*time.Second, func() bool {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", r.port), 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatalf("redis-server on port %d did not start", r.port)
-	}
-}
-
-// kill is kill -9: Redis loses everything it held.
-func (r *ownRedis) kill(t *testing.T) {
-	t.Helper()
-	if err := r.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	r.cmd.Wait()
-	r.cmd = nil
 }
 
 // The team's live instances must not look up the real upstreams' names:

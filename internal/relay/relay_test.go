@@ -3,9 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,16 +224,16 @@ func TestLostEntriesResync(t *testing.T) {
 // a resync, then the leader's events again.
 func TestRedisOutage(t *testing.T) {
 	redistest.URL(t) // redis-server is installed; this test runs one it can kill
-	rd := startOwnRedis(t)
+	rd := redistest.Own(t)
 	prefix := "outage:"
-	a := join(t, rd.url(), prefix, "a", market.NewFixedClock(t0), true)
-	b := join(t, rd.url(), prefix, "b", market.NewFixedClock(t0), false)
+	a := join(t, rd.URL(), prefix, "a", market.NewFixedClock(t0), true)
+	b := join(t, rd.URL(), prefix, "b", market.NewFixedClock(t0), false)
 	sa, sb := a.sub(t, stream.Filter{Topics: []stream.Topic{stream.Ranking}}, "x"), b.sub(t, stream.Filter{Topics: []stream.Topic{stream.Ranking}}, "x")
 	a.hub.Publish(stream.Event{Topic: stream.Ranking, Data: []byte(`1`)})
 	collect(t, sa, 1)
 	collect(t, sb, 1)
 
-	rd.kill(t)
+	rd.Kill(t)
 	if !eventually(3*time.Second, func() bool { return !b.relay.Status().Up }) {
 		t.Fatal("b's relay still says up 3 s after Redis was killed")
 	}
@@ -250,7 +247,7 @@ func TestRedisOutage(t *testing.T) {
 	}
 	quiet(t, sb, 200*time.Millisecond, "b while Redis is away")
 
-	rd.start(t)
+	rd.Start(t)
 	if !eventually(5*time.Second, func() bool { return a.relay.Status().Up && b.relay.Status().Up }) {
 		t.Fatalf("the relays did not see Redis back within 5 s: a %+v, b %+v", a.relay.Status(), b.relay.Status())
 	}
@@ -281,58 +278,6 @@ func eventually(d time.Duration, cond func() bool) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
-}
-
-// ownRedis is a redis-server the test starts, kills and starts again on
-// the same port, with nothing on disk (as team_test.go's).
-type ownRedis struct {
-	port int
-	dir  string
-	cmd  *exec.Cmd
-}
-
-func startOwnRedis(t *testing.T) *ownRedis {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &ownRedis{port: l.Addr().(*net.TCPAddr).Port, dir: t.TempDir()}
-	l.Close()
-	r.start(t)
-	t.Cleanup(func() {
-		if r.cmd != nil {
-			r.cmd.Process.Kill()
-			r.cmd.Wait()
-		}
-	})
-	return r
-}
-
-func (r *ownRedis) url() string { return fmt.Sprintf("redis://127.0.0.1:%d", r.port) }
-
-func (r *ownRedis) start(t *testing.T) {
-	t.Helper()
-	r.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port), "--save", "", "--appendonly", "no", "--dir", r.dir)
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if !eventually(5*time.Second, func() bool {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", r.port), 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatalf("redis-server on port %d did not start", r.port)
-	}
-}
-
-func (r *ownRedis) kill(t *testing.T) {
-	t.Helper()
-	r.cmd.Process.Kill()
-	r.cmd.Wait()
-	r.cmd = nil
 }
 
 // An instance that could not read the stream at start begins at its end
