@@ -43,21 +43,11 @@ func alertViewOf(a db.Alert) alertView {
 	return v
 }
 
-// alertEventView is one firing.
-type alertEventView struct {
-	ID        int64           `json:"id"`
-	AlertID   string          `json:"alert_id"`
-	AlertName string          `json:"alert_name"`
-	Code      string          `json:"code"`
-	Name      string          `json:"name"`
-	FiredAt   string          `json:"fired_at"`
-	Fields    json.RawMessage `json:"fields"`
-}
+// alertEventView is one firing, in the one shape the events endpoint, the
+// stream and a generic webhook share.
+type alertEventView = webhook.Event
 
-func alertEventViewOf(e db.AlertEvent) alertEventView {
-	return alertEventView{ID: e.ID, AlertID: e.AlertID, AlertName: e.AlertName, Code: e.Code.String(), Name: e.Name,
-		FiredAt: market.FormatTime(e.FiredAt), Fields: e.Fields}
-}
+var alertEventViewOf = alert.EventOf
 
 // handleAlertCreate is POST /v1/api/alerts.
 func (s *Server) handleAlertCreate(w http.ResponseWriter, r *http.Request) error {

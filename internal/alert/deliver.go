@@ -113,10 +113,16 @@ func (s *Service) message(a db.Alert, evs []db.AlertEvent) webhook.Message {
 	m := webhook.Message{AlertID: a.ID, AlertName: a.Name, Expression: a.Expression, Link: s.hooks.PublicURL,
 		Events: make([]webhook.Event, len(evs)), SentAt: market.FormatTime(s.clock.Now())}
 	for i, e := range evs {
-		m.Events[i] = webhook.Event{ID: e.ID, AlertID: e.AlertID, AlertName: e.AlertName, Code: e.Code.String(), Name: e.Name,
-			FiredAt: market.FormatTime(e.FiredAt), Fields: e.Fields}
+		m.Events[i] = EventOf(e)
 	}
 	return m
+}
+
+// EventOf is a firing as every reader sees it: GET /v1/api/alerts/events,
+// the stream's alert events and a generic webhook's body.
+func EventOf(e db.AlertEvent) webhook.Event {
+	return webhook.Event{ID: e.ID, AlertID: e.AlertID, AlertName: e.AlertName, Code: e.Code.String(), Name: e.Name,
+		FiredAt: market.FormatTime(e.FiredAt), Fields: e.Fields}
 }
 
 // TestResult is what POST /v1/api/alerts/webhook_test answers: what the
