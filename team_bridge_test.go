@@ -13,9 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"mdqs/db/dbtest"
-	"mdqs/internal/sharedstate/redistest"
 )
 
 // teamBridgeWait is server.upstream_wait of the demo team: what bounds a
@@ -41,17 +38,8 @@ func demoTeamConfig(name, redis, prefix string) string {
 // (and Retry-After) while it cannot answer yet, then with exactly the data
 // the leader serves.
 func TestTeamFollowerServesTheDemoTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two server processes on PostgreSQL and Redis (about 20 s); run without -short, with " +
-			dbtest.PostgresEnv + " and " + redistest.Env + " set")
-	}
-	server := dbtest.NeedPostgres(t)
-	redis := redistest.URL(t)
-	target := dbtest.NewSchema(t, server)
-	prefix := redistest.Prefix(t)
-	anchor := time.Now().Round(0)
-	clock := teamClock{start: teamStart, anchor: anchor}
-	spec := teamHelperSpec{Start: teamStart, Anchor: anchor.UnixNano(), Dir: t.TempDir()}
+	redis, target, prefix, clock, spec := newTeamEnv(t, "starts two server processes on PostgreSQL and Redis (about 20 s)")
+	spec.Dir = t.TempDir()
 
 	a := startTeamInstance(t, "a", demoTeamConfig("a", redis, prefix), target, spec, nil, clock)
 	if !eventually(10*time.Second, func() bool { return slices.Equal(leaders(t, []*teamInstance{a}), []string{"a"}) }) {

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mdqs/db/dbtest"
 	"mdqs/internal/market"
-	"mdqs/internal/sharedstate/redistest"
 	"mdqs/internal/stream"
 	"mdqs/internal/upstream/upstreamtest"
 )
@@ -27,17 +25,7 @@ import (
 // its instance killed (-9), it reconnects to the third with Last-Event-ID
 // and gets the rest, with no gap and no duplicate.
 func TestTeamStreamsRelayEveryEvent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts three server processes on PostgreSQL and Redis (about 20 s); run without -short, with " +
-			dbtest.PostgresEnv + " and " + redistest.Env + " set")
-	}
-	server := dbtest.NeedPostgres(t)
-	redis := redistest.URL(t)
-	target := dbtest.NewSchema(t, server)
-	prefix := redistest.Prefix(t)
-	anchor := time.Now().Round(0)
-	clock := teamClock{start: teamStart, anchor: anchor}
-	spec := teamHelperSpec{Start: teamStart, Anchor: anchor.UnixNano()}
+	redis, target, prefix, clock, spec := newTeamEnv(t, "starts three server processes on PostgreSQL and Redis (about 20 s)")
 	var ins []*teamInstance
 	for _, name := range []string{"a", "b", "c"} {
 		up := newMovingUpstream(t, name, teamStart)

@@ -515,6 +515,20 @@ func eventually(d time.Duration, cond func() bool) bool {
 	}
 }
 
+// newTeamEnv is what a team test's instances share, or skips the test
+// (what it starts says why it is long): a PostgreSQL schema, Redis and a
+// key prefix of the test's own, and a market clock at teamStart from now.
+func newTeamEnv(t *testing.T, starts string) (redis, target, prefix string, clock teamClock, spec teamHelperSpec) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(starts + "; run without -short, with " + dbtest.PostgresEnv + " and " + redistest.Env + " set")
+	}
+	server := dbtest.NeedPostgres(t)
+	redis, target, prefix = redistest.URL(t), dbtest.NewSchema(t, server), redistest.Prefix(t)
+	anchor := time.Now().Round(0)
+	return redis, target, prefix, teamClock{start: teamStart, anchor: anchor}, teamHelperSpec{Start: teamStart, Anchor: anchor.UnixNano()}
+}
+
 func TestTeamSeveralInstancesSharePostgresAndRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three server processes on PostgreSQL and Redis (about 10 s, 15 s under -race); run without -short, with " +
