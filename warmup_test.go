@@ -54,6 +54,13 @@ func TestWarmUpAnswersStartingUpNeverNotFound(t *testing.T) {
 	if err != nil || resp.Status != 200 || json.Unmarshal(resp.Body, &screen) != nil {
 		t.Fatalf("submit a screen: %v %v", err, resp)
 	}
+	// An alert's deliveries are its own, none yet: 200 with none, where
+	// the screen's id would rightly be an unknown alert (404).
+	resp, err = c.Do(ctx, "POST", "/v1/api/alerts", []byte(`{"expression":"pct > 5"}`))
+	var alert struct{ Data struct{ ID string } }
+	if err != nil || resp.Status != 200 || json.Unmarshal(resp.Body, &alert) != nil {
+		t.Fatalf("create an alert: %v %v", err, resp)
+	}
 	now := time.Now()
 	day := now.Format("2006-01-02")
 	prev := market.DefaultCalendar().Prev(market.DayOf(now)).String()
@@ -62,7 +69,8 @@ func TestWarmUpAnswersStartingUpNeverNotFound(t *testing.T) {
 		"/v1/api/news/view id": "999999999", "/v1/api/block/members block": "沪深300",
 		"/v1/api/hot_rank/detail stock_code": "600519.SH",
 		"/v1/api/index/members code":         "000300.SH", "/v1/api/index/changes code": "000300.SH",
-		"/v1/api/lhb/seats name": "机构专用", "/v1/api/lhb date": prev}
+		"/v1/api/lhb/seats name": "机构专用", "/v1/api/lhb date": prev,
+		"/v1/api/alerts/deliveries id": alert.Data.ID}
 	endpoints := openAPIGets(t, raw, values)
 
 	// Every start-up job is held: nothing it provides is there yet.
