@@ -414,13 +414,7 @@ func serve(ctx context.Context, env cli.Env, args []string, hooks serveHooks) er
 	}
 	// A screen of a past date screens the stocks listed that day.
 	frame.ReadPastFrom(securities)
-	retryFor := cfg.Alerts.WebhookRetryFor.Duration
-	if retryFor == 0 {
-		retryFor = -1 // alert.Webhooks: negative is one try, zero the default
-	}
-	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{Webhooks: alert.Webhooks{
-		AllowPrivate: cfg.Alerts.WebhookAllowPrivate, Timeout: cfg.Alerts.WebhookTimeout.Duration,
-		RetryFor: retryFor, PublicURL: cfg.Alerts.PublicURL}})
+	alerts := alert.New(store, frame, cal, clock, window, log, alert.Config{Webhooks: alert.WebhooksFrom(cfg.Alerts)})
 	// Screens read the bars, chips and signals of the day the end-of-day
 	// job has just stored: the job rebuilds the frame once it is done.
 	eodCfg.Derived = func(market.Day) { frame.Invalidate() }

@@ -250,7 +250,7 @@ func TestTwoWorkersSendEachMessageOnce(t *testing.T) {
 	}
 }
 
-// alerts.webhook_retry_for = 0 (main passes a negative RetryFor): one try.
+// alerts.webhook_retry_for = 0 (WebhooksFrom makes it a negative RetryFor): one try.
 func TestWebhookOneTryWithoutRetries(t *testing.T) {
 	f := webhookFixture(t, -1, &bytes.Buffer{})
 	ctx := context.Background()
