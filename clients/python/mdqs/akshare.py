@@ -394,6 +394,31 @@ def _period_key(d: _dt.date, period: str) -> Tuple[int, int]:
     return d.year, d.month
 
 
+def _merge_bars(bars: List[Dict[str, Any]], key: Callable[[Dict[str, Any]], Any],
+                dated: Callable[[Dict[str, Any], Any], Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Consecutive bars of one ``key`` merged into one (the first open, the
+    highest high, the lowest low, the last close, the sums); ``dated`` gives
+    the merged bar's date fields from its last bar and the key."""
+    merged: List[Dict[str, Any]] = []
+    for r in bars:
+        k = key(r)
+        if merged and merged[-1]["_key"] == k:
+            g = merged[-1]
+            g["high"] = max(g["high"], _num(r["high"]))
+            g["low"] = min(g["low"], _num(r["low"]))
+            g["close"] = _num(r["close"])
+            g["volume"] += _num(r.get("volume"))
+            g["amount"] += _num(r.get("amount"))
+            g["turnover_rate"] += _num(r.get("turnover_rate"))
+        else:
+            g = {"_key": k, "open": _num(r["open"]), "high": _num(r["high"]), "low": _num(r["low"]),
+                 "close": _num(r["close"]), "volume": _num(r.get("volume")), "amount": _num(r.get("amount")),
+                 "turnover_rate": _num(r.get("turnover_rate"))}
+            merged.append(g)
+        g.update(dated(r, k))
+    return merged
+
+
 def stock_zh_a_hist(symbol: str = "000001", period: str = "daily", start_date: str = "19700101",
                     end_date: str = "20500101", adjust: str = "", timeout: Optional[float] = None) -> Any:
     """东方财富-沪深京 A 股日频率数据, from mdqs's daily bars
@@ -426,25 +451,9 @@ def stock_zh_a_hist(symbol: str = "000001", period: str = "daily", start_date: s
     nd = _price_digits(code)
     bars = [r for r in rows if r.get("close") is not None]
     if period != "daily":
-        grouped: List[Dict[str, Any]] = []
-        for r in bars:
-            d = _day(r["trade_date"])
-            key = _period_key(d, period)
-            if grouped and grouped[-1]["_key"] == key:
-                g = grouped[-1]
-                g["high"] = max(g["high"], _num(r["high"]))
-                g["low"] = min(g["low"], _num(r["low"]))
-                g["close"] = _num(r["close"])
-                g["volume"] += _num(r.get("volume"))
-                g["amount"] += _num(r.get("amount"))
-                g["turnover_rate"] += _num(r.get("turnover_rate"))
-                g["trade_date"] = r["trade_date"]
-            else:
-                grouped.append({"_key": key, "trade_date": r["trade_date"], "open": _num(r["open"]),
-                                "high": _num(r["high"]), "low": _num(r["low"]), "close": _num(r["close"]),
-                                "volume": _num(r.get("volume")), "amount": _num(r.get("amount")),
-                                "turnover_rate": _num(r.get("turnover_rate")), "pct": None})
-        bars = grouped
+        # A week or month is dated by its last trading day, as EastMoney dates it.
+        bars = _merge_bars(bars, lambda r: _period_key(_day(r["trade_date"]), period),
+                           lambda r, key: {"trade_date": r["trade_date"], "pct": None})
     out = []
     prev = NaN
     for r in bars:
@@ -525,25 +534,9 @@ def stock_zh_a_hist_min_em(symbol: str = "000001", start_date: str = "1979-09-01
         bars.append(dict(r, _t=_dt.datetime.strptime(r["time"], "%Y-%m-%d %H:%M:%S")))
     n = int(period)
     if n > 5:
-        grouped: List[Dict[str, Any]] = []
-        for r in bars:
-            day = r["_t"].date()
-            end_off = -(-_session_offset(r["_t"]) // n) * n
-            key = (day, end_off)
-            if grouped and grouped[-1]["_key"] == key:
-                g = grouped[-1]
-                g["high"] = max(g["high"], _num(r["high"]))
-                g["low"] = min(g["low"], _num(r["low"]))
-                g["close"] = _num(r["close"])
-                g["volume"] += _num(r.get("volume"))
-                g["amount"] += _num(r.get("amount"))
-                g["turnover_rate"] += _num(r.get("turnover_rate"))
-            else:
-                grouped.append({"_key": key, "_t": _offset_time(day, end_off), "open": _num(r["open"]),
-                                "high": _num(r["high"]), "low": _num(r["low"]), "close": _num(r["close"]),
-                                "volume": _num(r.get("volume")), "amount": _num(r.get("amount")),
-                                "turnover_rate": _num(r.get("turnover_rate"))})
-        bars = grouped
+        # A bar is dated by the end of its n minutes of the session.
+        bars = _merge_bars(bars, lambda r: (r["_t"].date(), -(-_session_offset(r["_t"]) // n) * n),
+                           lambda r, key: {"_t": _offset_time(*key)})
     nd = _price_digits(code)
     out = []
     prev = NaN
