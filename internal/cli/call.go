@@ -53,18 +53,10 @@ func Call(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	if *id == "" && *secret == "" {
-		*id, *secret = auth.DemoClientID, auth.DemoSecret
+	c, err := signingClient("mdqs call", *addr, id, secret, *apiKey, *timeout)
+	if err != nil {
+		return err
 	}
-	if *id == "" || *secret == "" {
-		return Usage("mdqs call: give both -id and -secret (or MDQS_CLIENT_ID and MDQS_CLIENT_SECRET)")
-	}
-	c := client.New(*addr, *id, *secret)
-	c.APIKey = *apiKey
-	c.HTTP.Timeout = *timeout
-	// Only a 401 about the token itself earns a new one: any other would
-	// fail the same way, and the new token would evict one of the client's.
-	c.Renew = func(r *client.Response) bool { return auth.TokenRenewable(detailOf(r)) }
 
 	note := func(format string, args ...any) {
 		if *verbose {
@@ -77,7 +69,6 @@ func Call(ctx context.Context, env Env, args []string) error {
 	}
 
 	var resp *client.Response
-	var err error
 	if *streaming {
 		if method != http.MethodGet {
 			return Usage("mdqs call: -stream takes GET only")
@@ -154,4 +145,22 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// signingClient is the client of mdqs call and mdqs mcp: the demo client
+// when neither -id nor -secret is given (the demo server's), else both.
+// Only a 401 about the token itself earns a new one: any other would fail
+// the same way, and the new token would evict one of the client's.
+func signingClient(cmd, addr string, id, secret *string, apiKey string, timeout time.Duration) (*client.Client, error) {
+	if *id == "" && *secret == "" {
+		*id, *secret = auth.DemoClientID, auth.DemoSecret
+	}
+	if *id == "" || *secret == "" {
+		return nil, Usage("%s: give both -id and -secret (or MDQS_CLIENT_ID and MDQS_CLIENT_SECRET)", cmd)
+	}
+	c := client.New(addr, *id, *secret)
+	c.APIKey = apiKey
+	c.HTTP.Timeout = timeout
+	c.Renew = func(r *client.Response) bool { return auth.TokenRenewable(detailOf(r)) }
+	return c, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mdqs/internal/auth"
 	"mdqs/internal/client"
 	"mdqs/internal/mcpserver"
 )
@@ -44,23 +43,17 @@ func MCP(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() != 0 {
 		return Usage("mdqs mcp: unexpected argument %q (it takes flags only, and speaks MCP on stdin and stdout)", fs.Arg(0))
 	}
-	if *id == "" && *secret == "" {
-		*id, *secret = auth.DemoClientID, auth.DemoSecret
+	c, err := signingClient("mdqs mcp", *addr, id, secret, *apiKey, *timeout)
+	if err != nil {
+		return err
 	}
-	if *id == "" || *secret == "" {
-		return Usage("mdqs mcp: give both -id and -secret (or MDQS_CLIENT_ID and MDQS_CLIENT_SECRET)")
-	}
-	c := client.New(*addr, *id, *secret)
-	c.APIKey = *apiKey
-	c.HTTP.Timeout = *timeout
-	c.Renew = func(r *client.Response) bool { return auth.TokenRenewable(detailOf(r)) }
 	api := &remoteAPI{c: c, env: env, id: *id}
 	if *useCache {
 		api.keeper = keepTokens(env, c, *id, func(string, ...any) {})
 	}
 	api.hello(ctx)
 	srv := mcpserver.New(api, mcpserver.Options{Version: env.Version})
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
 	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "server is closing")) {
 		return nil // the agent closed stdin, or a signal: the way a session ends
 	}
